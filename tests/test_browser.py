@@ -1,0 +1,233 @@
+"""The notebooks in a real browser: JupyterLab on localhost driven through Debian's chromium.
+
+Starts JupyterLab (127.0.0.1, a free port, a token, a temporary root holding copies of the
+notebooks), opens each notebook in headless chromium with Playwright, runs all cells from the
+Run menu, saves, and checks that no cell errored (in the saved file), that the widgets rendered
+in the DOM, and that clicking a filter in the failure explorer changes its table. Screenshots go
+to out/browser-screenshots/ (the path is printed). Playwright cannot download its own browser
+here: the test uses /usr/bin/chromium (``apt-get install chromium``; .ci/run installs it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((REPO_ROOT / "notebooks").glob("*.ipynb"))
+CHROMIUM = Path(os.environ.get("TRTSAFE_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+]
+SCREENSHOTS = REPO_ROOT / "out" / "browser-screenshots"
+TOKEN = "trtsafe-browser-test"
+# Notebooks that must show at least one widget once run (the others may not have any).
+WIDGET_NOTEBOOKS = {"01_bringup_build", "02_failure_triage", "03_aux_stream_profiling"}
+RUN_ALL_TIMEOUT_MS = int(os.environ.get("TRTSAFE_RUN_ALL_TIMEOUT_MS", "240000"))
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(900)]
+
+# JupyterLab user settings: render every cell (no virtual scrolling, so off-screen widgets are
+# in the DOM), no news or update checks (nothing outside this machine is reachable).
+LAB_SETTINGS = {
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {
+        "windowingMode": "none", "autoStartDefaultKernel": True,
+    },
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
+        "fetchNews": "false", "checkForUpdates": False,
+    },
+}
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """A running JupyterLab: (base URL, root dir with copies of the notebooks)."""
+    pytest.importorskip("jupyterlab")
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} not found: install Debian's chromium (apt-get install -y "
+                    "chromium; .ci/run does it) or set TRTSAFE_CHROMIUM")
+    home = tmp_path_factory.mktemp("lab")
+    root = home / "root"
+    root.mkdir()
+    for path in NOTEBOOKS:
+        shutil.copy(path, root / path.name)
+    settings = home / "settings"
+    for name, values in LAB_SETTINGS.items():
+        target = settings / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(values))
+    env = dict(
+        os.environ,
+        JUPYTER_CONFIG_DIR=str(home / "config"),
+        JUPYTER_RUNTIME_DIR=str(home / "runtime"),
+        JUPYTERLAB_SETTINGS_DIR=str(settings),
+        JUPYTERLAB_WORKSPACES_DIR=str(home / "workspaces"),
+        MPLBACKEND="module://matplotlib_inline.backend_inline",
+    )
+    port = _free_port()
+    log = (home / "lab.log").open("w")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
+         f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+         f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={root}",
+         "--LabApp.news_url=None", "--LabApp.extension_manager=readonly",
+         *(["--allow-root"] if os.geteuid() == 0 else [])],
+        env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            if server.poll() is not None:
+                pytest.fail(f"JupyterLab exited with {server.returncode}: "
+                            f"{(home / 'lab.log').read_text()[-3000:]}")
+            try:
+                with urllib.request.urlopen(f"{base}/api/status?token={TOKEN}", timeout=5):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    pytest.fail(f"JupyterLab did not answer on {base} within 120 s")
+                time.sleep(0.5)
+        yield base, root
+    finally:
+        _stop(server)
+        log.close()
+
+
+def _stop(server: subprocess.Popen[bytes]) -> None:
+    """End the server's whole process group (it has kernels as children)."""
+    if server.poll() is None:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def _kernel_ready(base: str, timeout_s: float = 90) -> None:
+    """Wait until the server has a kernel that is idle with a browser connected to it.
+
+    JupyterLab drops "run all" requests made before its kernel websocket is up, so the test
+    waits on the server's own view of the kernel rather than on the page.
+    """
+    deadline = time.monotonic() + timeout_s
+    while True:
+        with urllib.request.urlopen(f"{base}/api/kernels?token={TOKEN}", timeout=10) as answer:
+            kernels = json.loads(answer.read())
+        if any(k.get("execution_state") == "idle" and k.get("connections", 0) > 0
+               for k in kernels):
+            return
+        if time.monotonic() > deadline:
+            pytest.fail(f"no connected idle kernel after {timeout_s} s: {kernels}")
+        time.sleep(0.5)
+
+
+PROMPTS_DONE_JS = """() => {
+    const prompts = [...document.querySelectorAll(
+        '.jp-Notebook .jp-CodeCell .jp-InputArea-prompt')];
+    return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent));
+}"""
+
+
+def _run_all_and_save(page: object, base: str, nb_path: Path) -> dict[str, object]:
+    """Run every cell from the Run menu, wait until all have run, save; return the saved JSON."""
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)  # type: ignore[attr-defined]
+    _kernel_ready(base)
+    page.click(".lm-MenuBar-itemLabel:text-is('Run')")  # type: ignore[attr-defined]
+    page.click("li.lm-Menu-item[data-command='runmenu:run-all']")  # type: ignore[attr-defined]
+    # every code cell's prompt shows a number: [*] while running, [ ] before
+    page.wait_for_function(PROMPTS_DONE_JS, timeout=RUN_ALL_TIMEOUT_MS)  # type: ignore[attr-defined]
+    _kernel_ready(base)
+    before = nb_path.stat().st_mtime_ns
+    page.keyboard.press("Control+s")  # type: ignore[attr-defined]
+    deadline = time.monotonic() + 30
+    while nb_path.stat().st_mtime_ns == before:
+        if time.monotonic() > deadline:
+            pytest.fail(f"JupyterLab did not save {nb_path.name} within 30 s")
+        time.sleep(0.2)
+    time.sleep(0.5)  # the save is a single write, but let it finish
+    return json.loads(nb_path.read_text(encoding="utf-8"))
+
+
+def _check_failure_explorer(page: object, shots: Path) -> None:
+    explorer = page.locator(".trtsafe-failure-explorer").first  # type: ignore[attr-defined]
+    explorer.scroll_into_view_if_needed()
+    table = explorer.locator(".trtsafe-failure-table")
+    before = table.inner_text()
+    page.screenshot(path=str(shots / "02_failure_explorer_all.png"))  # type: ignore[attr-defined]
+    buttons = explorer.locator(".trtsafe-filter-severity button")
+    labels = [b.strip() for b in buttons.all_inner_texts()]
+    assert len(labels) >= 2, f"severity filter has no choices: {labels}"
+    # pick the severity with the fewest rows so the table must change
+    choice = labels[-1]
+    buttons.nth(len(labels) - 1).click()
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "(before) => document.querySelector('.trtsafe-failure-table').innerText !== before",
+        arg=before, timeout=30_000,
+    )
+    after = table.inner_text()
+    assert after != before
+    assert "rows" in after or "no rows" in after
+    page.screenshot(path=str(shots / f"02_failure_explorer_{choice}.png"))  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_in_jupyterlab(lab: tuple[str, Path], browser: object, path: Path) -> None:
+    base, root = lab
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    print(f"\nscreenshots: {SCREENSHOTS}")
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})  # type: ignore[attr-defined]
+    try:
+        page.goto(f"{base}/lab/tree/{path.name}?token={TOKEN}&reset", timeout=120_000)
+        saved = _run_all_and_save(page, base, root / path.name)
+        errors = [
+            "".join(output.get("traceback", []))[-2000:]
+            for cell in saved["cells"] for output in cell.get("outputs", [])  # type: ignore[attr-defined]
+            if output.get("output_type") == "error"
+        ]
+        assert not errors, f"{path.name} raised in the browser:\n" + "\n".join(errors)
+        widgets = page.locator(".jp-OutputArea .jupyter-widgets").count()
+        if path.stem in WIDGET_NOTEBOOKS:
+            assert widgets > 0, f"{path.name}: no widget rendered in the page"
+            assert page.locator(".jp-OutputArea .widget-html, .jp-OutputArea .widget-button,"
+                                " .jp-OutputArea .widget-dropdown").count() > 0
+            assert page.locator(".jp-OutputArea :text('Error displaying widget')").count() == 0
+        page.screenshot(path=str(SCREENSHOTS / f"{path.stem}.png"))
+        if path.stem == "02_failure_triage":
+            _check_failure_explorer(page, SCREENSHOTS)
+    except Exception:
+        page.screenshot(path=str(SCREENSHOTS / f"FAILED-{path.stem}.png"))
+        (SCREENSHOTS / f"FAILED-{path.stem}.html").write_text(page.content())
+        raise
+    finally:
+        page.close()

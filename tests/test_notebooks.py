@@ -1,0 +1,60 @@
+"""Every notebook in notebooks/ is stored clean and runs top to bottom headless (no TensorRT,
+no GPU needed), on the bundled example data."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+NOTEBOOKS = sorted((REPO_ROOT / "notebooks").glob("*.ipynb"))
+EXPECTED = (
+    "01_bringup_build.ipynb",
+    "02_failure_triage.ipynb",
+    "03_aux_stream_profiling.ipynb",
+    "04_safety_runtime_tour.ipynb",
+)
+
+
+def test_the_notebooks_are_there() -> None:
+    names = [p.name for p in NOTEBOOKS]
+    present = [n for n in EXPECTED if n in names]
+    assert present, f"no notebooks found in {REPO_ROOT / 'notebooks'}"
+    assert set(names) <= set(EXPECTED), f"unexpected notebooks: {set(names) - set(EXPECTED)}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_is_stored_without_outputs(path: Path) -> None:
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    dirty = [
+        i for i, cell in enumerate(nb["cells"])
+        if cell.get("outputs") or cell.get("execution_count") is not None
+    ]
+    assert not dirty, f"{path.name}: cells {dirty} have stored outputs; clear them and commit"
+    assert "widgets" not in nb.get("metadata", {}), f"{path.name} stores widget state"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_has_a_parameters_cell_with_inputs(path: Path) -> None:
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    tagged = [c for c in nb["cells"] if "parameters" in c.get("metadata", {}).get("tags", [])]
+    assert len(tagged) == 1, f"{path.name}: needs exactly one cell tagged 'parameters'"
+    assert "inputs" in "".join(tagged[0]["source"])
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_runs_headless(path: Path) -> None:
+    pytest.importorskip("nbclient")
+    from trtsafe_lab.report import execute_notebook
+
+    nb = execute_notebook(path)
+    errors = [
+        output for cell in nb.cells for output in cell.get("outputs", [])
+        if output.get("output_type") == "error"
+    ]
+    assert not errors
+    code_cells = [c for c in nb.cells if c.cell_type == "code" and c.source.strip()]
+    assert all(c.execution_count for c in code_cells), "some code cells did not run"

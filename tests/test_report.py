@@ -1,0 +1,121 @@
+"""`trtsafe-lab report`: input kinds, parameter injection, headless runs, self-contained HTML."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import pytest
+
+from trtsafe_lab.cli import UsageError, main
+from trtsafe_lab.report import (
+    ReportError,
+    choose_notebook,
+    inject_parameters,
+    input_kind,
+)
+
+nbformat = pytest.importorskip("nbformat")
+
+
+def _write_notebook(folder: Path, name: str, cells: list[tuple[str, str, list[str]]]) -> Path:
+    nb = nbformat.v4.new_notebook()
+    for kind, source, tags in cells:
+        cell = (nbformat.v4.new_markdown_cell(source) if kind == "md"
+                else nbformat.v4.new_code_cell(source))
+        cell.metadata["tags"] = tags
+        nb.cells.append(cell)
+    path = folder / name
+    nbformat.write(nb, path)
+    return path
+
+
+def test_input_kinds(tmp_path: Path) -> None:
+    log = tmp_path / "build.log"
+    log.write_text("[E] Error[10]: oops\n")
+    exports = tmp_path / "aux2"
+    exports.mkdir()
+    (exports / "model.timing.json").write_text("[]")
+    run = tmp_path / "run-1"
+    run.mkdir()
+    (run / "manifest.json").write_text("{}")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert input_kind(log) == "log"
+    assert input_kind(exports) == "profile"
+    assert input_kind(run) == "build"
+    with pytest.raises(UsageError, match="neither trtexec exports"):
+        input_kind(empty)
+    with pytest.raises(FileNotFoundError, match="nothere"):
+        input_kind(tmp_path / "nothere")
+    assert choose_notebook([log]) == "02_failure_triage.ipynb"
+    assert choose_notebook([exports, exports]) == "03_aux_stream_profiling.ipynb"
+    with pytest.raises(UsageError, match="different kinds"):
+        choose_notebook([log, exports])
+
+
+def test_inject_parameters_goes_after_the_parameters_cell(tmp_path: Path) -> None:
+    path = _write_notebook(tmp_path, "n.ipynb", [
+        ("md", "# title", []), ("code", "inputs = []", ["parameters"]), ("code", "x = 1", []),
+    ])
+    nb = inject_parameters(nbformat.read(path, as_version=4), {"inputs": ["/a b/c.log"]})
+    assert [c.source.splitlines()[-1] for c in nb.cells] == [
+        "# title", "inputs = []", "inputs = ['/a b/c.log']", "x = 1",
+    ]
+    bare = _write_notebook(tmp_path, "bare.ipynb", [("code", "x = 1", [])])
+    with pytest.raises(ReportError, match="no cell tagged 'parameters'"):
+        inject_parameters(nbformat.read(bare, as_version=4), {"inputs": []})
+
+
+def test_report_executes_with_inputs_and_embeds_figures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tiny stand-in notebook (not one of the project's) checks the report machinery itself."""
+    pytest.importorskip("nbclient")
+    books = tmp_path / "books"
+    books.mkdir()
+    _write_notebook(books, "02_failure_triage.ipynb", [
+        ("code", "inputs = []", ["parameters"]),
+        ("code", "from pathlib import Path\nprint('LINES', len(Path(inputs[0]).read_text()"
+                 ".splitlines()))", []),
+        ("code", "import matplotlib.pyplot as plt\nfig, ax = plt.subplots()\n"
+                 "ax.plot([1, 2, 3])\nplt.show()", []),
+        ("code", "print('WIDGET CELL')", ["interactive"]),
+    ])
+    monkeypatch.setenv("TRTSAFE_NOTEBOOKS", str(books))
+    monkeypatch.setenv("MPLBACKEND", "Agg")  # the report must still inline its figures
+    log = tmp_path / "my build.log"
+    log.write_text("one\ntwo\nthree\n")
+    out = tmp_path / "out" / "report.html"
+    assert main(["report", str(log), "-o", str(out)]) == 0
+    page = out.read_text(encoding="utf-8")
+    assert "LINES 3" in page
+    assert "WIDGET CELL" not in page  # interactive cells are dropped from reports
+    assert "Parameters injected" not in page
+    assert 'src="http' not in page and "<script src=" not in page  # self-contained
+    png = page.split("data:image/png;base64,", 1)[1].split('"', 1)[0]
+    assert base64.b64decode(png).startswith(b"\x89PNG")
+
+
+def test_report_names_the_failing_notebook(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("nbclient")
+    books = tmp_path / "books"
+    books.mkdir()
+    _write_notebook(books, "02_failure_triage.ipynb", [
+        ("code", "inputs = []", ["parameters"]), ("code", "raise ValueError('bad log')", []),
+    ])
+    monkeypatch.setenv("TRTSAFE_NOTEBOOKS", str(books))
+    log = tmp_path / "b.log"
+    log.write_text("x\n")
+    out = tmp_path / "r.html"
+    assert main(["report", str(log), "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "02_failure_triage.ipynb failed" in err and "bad log" in err
+    assert not out.exists()
+
+
+def test_report_refuses_missing_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", str(tmp_path / "nothere.log"), "-o", str(tmp_path / "r.html")]) == 2
+    assert "nothere.log" in capsys.readouterr().err

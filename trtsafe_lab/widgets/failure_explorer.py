@@ -1,0 +1,198 @@
+"""The failure explorer: a filterable, sortable, paged failure table with a detail pane.
+
+Built from :mod:`trtsafe_lab.widgets.tables`; only the current page is rendered, so a table of
+10,000 findings stays as quick as one of ten. Construction never displays anything: show
+``explorer`` (or ``explorer.ui``) as a cell's last expression.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from trtsafe_lab._optional import require
+from trtsafe_lab.widgets.tables import ALL, Page, context_lines, filter_table, page_of, sort_table
+
+# Columns of the failure table (issue 2's contract) that get a filter control, when present.
+FILTER_COLUMNS: tuple[str, ...] = ("severity", "category", "phase")
+# Columns shown in the table, in this order, when present; the message is cut to MESSAGE_CHARS.
+SHOWN_COLUMNS: tuple[str, ...] = (
+    "line", "severity", "fatal", "phase", "category", "error_code", "layer", "message",
+)
+MESSAGE_CHARS = 140
+
+
+def _choices(table: pd.DataFrame, column: str) -> list[str]:
+    values = sorted({str(v) for v in table[column].dropna()}) if column in table else []
+    return [ALL, *values]
+
+
+def render_page_html(page: Page, columns: Sequence[str] = SHOWN_COLUMNS) -> str:
+    """The HTML table for one page (escaped; long messages cut), with a caption of the range."""
+    shown = [c for c in columns if c in page.rows.columns]
+    rows = page.rows[shown].copy()
+    if "message" in rows:
+        rows["message"] = rows["message"].astype(str).map(
+            lambda m: m if len(m) <= MESSAGE_CHARS else m[: MESSAGE_CHARS - 1] + "…"
+        )
+    body = rows.to_html(index=False, escape=True, na_rep="", classes="trtsafe-table", border=0)
+    return f'<div class="trtsafe-caption">{html.escape(page.label)}</div>{body}'
+
+
+def render_detail_html(
+    row: pd.Series | None, log_lines: Sequence[str] | None, context: int
+) -> str:
+    """The detail pane for one failure row: every field, the full message, the log around it."""
+    if row is None:
+        return "<i>No failure selected.</i>"
+    fields = "".join(
+        f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(str(v))}</td></tr>"
+        for k, v in row.items()
+        if k != "message"
+    )
+    parts = [
+        f"<table class='trtsafe-detail-fields'>{fields}</table>",
+        f"<b>Message</b><pre>{html.escape(str(row.get('message', '')))}</pre>",
+    ]
+    line = row.get("line")
+    if log_lines is not None and line is not None and not pd.isna(line):
+        around = context_lines(log_lines, int(line), context, context)
+        text = "\n".join(
+            f"{'>' if n == int(line) else ' '} {n:>7} | {html.escape(t)}" for n, t in around
+        )
+        parts.append(f"<b>Log lines {around[0][0]}-{around[-1][0]}</b><pre>{text}</pre>"
+                     if around else f"<i>Line {int(line)} is not in the log given.</i>")
+    return "".join(parts)
+
+
+class FailureExplorer:
+    """Explore a failure table: filters (severity, category, phase, fatal, layer/message text),
+    sort column and direction, pages of ``page_size`` rows, and a detail pane for the row chosen.
+
+    ``failures`` is the failure table of :mod:`trtsafe_lab.logs` (columns ``layer``, ``severity``,
+    ``fatal``, ``category``, ``phase``, ``line``, ``message``, ...); any subset works.
+    ``log_lines`` (the log's lines, in order) gives the detail pane its context lines.
+    """
+
+    def __init__(
+        self,
+        failures: pd.DataFrame,
+        log_lines: Sequence[str] | None = None,
+        *,
+        page_size: int = 20,
+        context: int = 3,
+    ) -> None:
+        w = require("ipywidgets", feature="The failure explorer")
+        self.failures = failures.reset_index(drop=True)
+        self.log_lines = log_lines
+        self.page_size = page_size
+        self.context = context
+        self.filters: dict[str, Any] = {}
+        for column in FILTER_COLUMNS:
+            if column not in self.failures:
+                continue
+            options = _choices(self.failures, column)
+            control: Any
+            if column == "category" or len(options) > 6:
+                control = w.Dropdown(options=options, value=ALL, description=column)
+            else:
+                control = w.ToggleButtons(options=options, value=ALL, description=column)
+                control.style.button_width = "auto"
+            control.add_class(f"trtsafe-filter-{column}")
+            self.filters[column] = control
+        self.fatal_only = w.Checkbox(value=False, description="fatal only", indent=False)
+        self.text = w.Text(value="", placeholder="layer or message contains…", description="text")
+        self.text.add_class("trtsafe-filter-text")
+        sortable = [c for c in self.failures.columns if c not in ("members", "message")]
+        self.sort_by = w.Dropdown(
+            options=sortable, value="line" if "line" in sortable else None, description="sort by"
+        )
+        self.descending = w.Checkbox(value=False, description="descending", indent=False)
+        self.prev_button = w.Button(description="◀ prev", layout=w.Layout(width="80px"))
+        self.next_button = w.Button(description="next ▶", layout=w.Layout(width="80px"))
+        self.page_label = w.Label()
+        self.table = w.HTML()
+        self.table.add_class("trtsafe-failure-table")
+        self.rows = w.Select(options=[], rows=6, description="detail",
+                             layout=w.Layout(width="98%"))
+        self.detail = w.HTML()
+        self.detail.add_class("trtsafe-failure-detail")
+        self._page_number = 0
+
+        for control in [*self.filters.values(), self.fatal_only, self.text, self.sort_by,
+                        self.descending]:
+            control.observe(self._on_filter, names="value")
+        self.prev_button.on_click(lambda _b: self.go_to_page(self._page_number - 1))
+        self.next_button.on_click(lambda _b: self.go_to_page(self._page_number + 1))
+        self.rows.observe(self._on_row, names="value")
+
+        self.ui = w.VBox([
+            w.HBox(list(self.filters.values())[:2]),
+            w.HBox([*list(self.filters.values())[2:], self.fatal_only, self.text]),
+            w.HBox([self.sort_by, self.descending, self.prev_button, self.next_button,
+                    self.page_label]),
+            self.table,
+            self.rows,
+            self.detail,
+        ])
+        self.ui.add_class("trtsafe-failure-explorer")
+        self._refresh()
+
+    # -- state --------------------------------------------------------------------------------
+    @property
+    def view(self) -> pd.DataFrame:
+        """The whole table after the current filters and sort (all pages)."""
+        equals = {column: control.value for column, control in self.filters.items()}
+        if self.fatal_only.value and "fatal" in self.failures:
+            shown = self.failures[self.failures["fatal"].astype(bool)]
+        else:
+            shown = self.failures
+        shown = filter_table(shown, equals, self.text.value)
+        return sort_table(shown, self.sort_by.value, ascending=not self.descending.value)
+
+    @property
+    def page(self) -> Page:
+        """The page now shown."""
+        return page_of(self.view, self._page_number, self.page_size)
+
+    @property
+    def selected(self) -> pd.Series | None:
+        """The failure row in the detail pane, or None."""
+        index = self.rows.value
+        return None if index is None else self.failures.loc[index]
+
+    def go_to_page(self, number: int) -> None:
+        """Show page ``number`` (0-based; clamped to the pages there are)."""
+        self._page_number = number
+        self._refresh()
+
+    # -- events -------------------------------------------------------------------------------
+    def _on_filter(self, _change: object) -> None:
+        self._page_number = 0
+        self._refresh()
+
+    def _on_row(self, _change: object) -> None:
+        self.detail.value = render_detail_html(self.selected, self.log_lines, self.context)
+
+    def _refresh(self) -> None:
+        page = self.page
+        self._page_number = page.number
+        self.table.value = render_page_html(page)
+        self.page_label.value = page.label
+        self.prev_button.disabled = page.number == 0
+        self.next_button.disabled = page.number >= page.count - 1
+        self.rows.options = [(self._row_label(row), index) for index, row in page.rows.iterrows()]
+        self.rows.value = page.rows.index[0] if len(page.rows) else None
+        self._on_row(None)
+
+    @staticmethod
+    def _row_label(row: pd.Series) -> str:
+        line = row.get("line", "")
+        layer = str(row.get("layer", "") or "(no layer)")
+        return f"line {line}: {row.get('severity', '')} {row.get('category', '')} {layer[:70]}"
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return self.ui._repr_mimebundle_(**kwargs)

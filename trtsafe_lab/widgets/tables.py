@@ -1,0 +1,98 @@
+"""Table logic behind the widgets: filter, sort, page, context lines (pandas only, no ipywidgets).
+
+Kept apart from the widget modules so it can be tested and reused without a notebook, and so the
+widgets stay thin: each control change calls one of these functions and re-renders one page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+#: The choice in a filter control that means "do not filter on this column".
+ALL = "(all)"
+
+
+def filter_table(
+    table: pd.DataFrame,
+    equals: Mapping[str, object] | None = None,
+    text: str = "",
+    text_columns: Iterable[str] = ("layer", "message"),
+) -> pd.DataFrame:
+    """Rows of ``table`` matching every filter.
+
+    ``equals`` maps a column to the value it must have; a value of ``None`` or :data:`ALL` leaves
+    that column unfiltered. ``text`` keeps rows where any of ``text_columns`` contains it
+    (case-insensitive, plain substring, not a regex). Columns missing from the table are ignored
+    in ``text_columns`` but are an error in ``equals`` (a filter on a column that is not there
+    would silently keep everything).
+    """
+    mask = pd.Series(True, index=table.index)
+    for column, value in (equals or {}).items():
+        if value is None or value == ALL:
+            continue
+        if column not in table.columns:
+            raise KeyError(f"cannot filter on '{column}': the table has columns {list(table)}")
+        mask &= table[column].astype(str) == str(value)
+    needle = text.strip().lower()
+    if needle:
+        hit = pd.Series(False, index=table.index)
+        for column in text_columns:
+            if column in table.columns:
+                hit |= table[column].astype(str).str.lower().str.contains(needle, regex=False)
+        mask &= hit
+    return table[mask]
+
+
+def sort_table(table: pd.DataFrame, by: str | None, ascending: bool = True) -> pd.DataFrame:
+    """``table`` sorted by column ``by`` (stable; missing values last). ``None`` keeps the order."""
+    if not by:
+        return table
+    if by not in table.columns:
+        raise KeyError(f"cannot sort by '{by}': the table has columns {list(table)}")
+    return table.sort_values(by, ascending=ascending, kind="stable", na_position="last")
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of a table: ``rows`` for page ``number`` (0-based) of ``count`` pages."""
+
+    rows: pd.DataFrame
+    number: int
+    count: int
+    first: int  # 0-based position of the page's first row in the whole table
+    total: int  # rows in the whole (filtered) table
+
+    @property
+    def label(self) -> str:
+        if self.total == 0:
+            return "no rows"
+        last = self.first + len(self.rows)
+        return f"rows {self.first + 1}-{last} of {self.total} (page {self.number + 1}/{self.count})"
+
+
+def page_of(table: pd.DataFrame, number: int, size: int) -> Page:
+    """Page ``number`` of ``table`` with ``size`` rows a page; ``number`` is clamped into range."""
+    if size < 1:
+        raise ValueError(f"page size must be at least 1, got {size}")
+    total = len(table)
+    count = max(1, -(-total // size))
+    number = min(max(0, number), count - 1)
+    first = number * size
+    return Page(table.iloc[first : first + size], number, count, first, total)
+
+
+def context_lines(
+    lines: Sequence[str], line: int, before: int = 3, after: int = 3
+) -> list[tuple[int, str]]:
+    """The log lines around 1-based line number ``line``, as ``(line_number, text)`` pairs.
+
+    An out-of-range ``line`` gives an empty list (a failure row may carry no line number).
+    """
+    if line < 1 or line > len(lines):
+        return []
+    start = max(1, line - before)
+    stop = min(len(lines), line + after)
+    return [(n, lines[n - 1]) for n in range(start, stop + 1)]
