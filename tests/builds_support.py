@@ -42,3 +42,17 @@ def process_running(pid: int) -> bool:
     except OSError:
         return False
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def double_environment(
+    tmp_path: Path, so: Path, case: Path, tool: str = "trtexec"
+) -> dict[str, str]:
+    """Install the TEST DOUBLE under ``tmp_path/'TEST DOUBLE bin'`` (a path with a space) and
+    return the environment variables that put it first on PATH and make it replay ``case``."""
+    folder = tmp_path / "TEST DOUBLE bin"
+    install_double(folder, tool)
+    return {
+        "PATH": f"{folder}{os.pathsep}{os.environ.get('PATH', '')}",
+        "TRTEXEC_DOUBLE_CASE": str(case),
+        "TRTEXEC_DOUBLE_SO": str(so),
+    }

@@ -139,6 +139,7 @@ class TrtexecBuild:
     runs_dir: Path
     label: str = "build"
     timeout_s: float | None = None
+    grace_s: float = 3.0  # SIGTERM -> SIGKILL delay when stopping the process group
     on_line: Callable[[str, str], None] | None = None
     progress: ProgressTracker = field(default_factory=ProgressTracker)
     cwd: Path = field(default_factory=Path.cwd)
@@ -185,7 +186,7 @@ class TrtexecBuild:
                 raise _WriteFailed(err) from err
             self._runner = ProcessRunner(
                 cmd.argv(), lambda s, ln: self._line(writer, s, ln),
-                cwd=self.cwd, timeout_s=self.timeout_s,
+                cwd=self.cwd, timeout_s=self.timeout_s, grace_s=self.grace_s,
             )
             if self._cancelled:
                 self._runner.cancel()

@@ -24,7 +24,8 @@ REMOVED_PRECISION_FLAGS: dict[str, str] = {
     "fp8": "put explicit FP8 Q/DQ nodes in the ONNX model",
     "int4": "put explicit INT4 (weight-only) Q/DQ nodes in the ONNX model",
     "best": "set every tensor's type in the ONNX model (Q/DQ, casts); nothing is chosen for you",
-    "calib": "replace the calibration cache with explicit Q/DQ nodes (e.g. from NVIDIA ModelOpt)",
+    "calib": "replace the calibration cache with explicit Q/DQ nodes in the ONNX model "
+    "(e.g. from NVIDIA ModelOpt)",
 }
 # trtexec_safe flags deprecated in 11.x but still accepted -> what they do now.
 DEPRECATED_SAFE_FLAGS: dict[str, str] = {

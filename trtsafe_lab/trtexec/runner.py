@@ -51,14 +51,37 @@ class ProcessResult:
         return self.status == STATUS_EXITED
 
 
+def _live_members_from_proc(pgid: int) -> bool | None:
+    """Linux: True if a non-zombie process is in group ``pgid``; None when /proc is unusable.
+
+    Zombies are skipped: a killed grandchild stays a zombie until init reaps it, but it no
+    longer runs anything.
+    """
+    proc = Path("/proc")
+    if not (proc / "self" / "stat").is_file():
+        return None
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # the process ended while we looked
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            return True
+    return False
+
+
 def _group_alive(pgid: int) -> bool:
+    """True while any process of group ``pgid`` is still running (zombies do not count)."""
     try:
         os.killpg(pgid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:  # a member exists but belongs to someone else
         return True
-    return True
+    live = _live_members_from_proc(pgid)
+    return True if live is None else live
 
 
 class ProcessRunner:

@@ -1,0 +1,228 @@
+"""Builds into run directories, driven by the trtexec TEST DOUBLE (replays real corpus logs;
+NOT TensorRT): success, failure, cancel, timeout, crash, paths with spaces, a full disk."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from builds_support import build_shared_object, double_environment, process_running
+
+from trtsafe_lab.artifacts import SafeEnginePair
+from trtsafe_lab.rundir import RunDirError, RunWriter, list_runs, load_run
+from trtsafe_lab.trtexec.build import BuildAbortedError, ToolNotFoundError, TrtexecBuild
+from trtsafe_lab.trtexec.options import TrtexecCommand, parse_flags
+from trtsafe_lab.trtexec.progress import ProgressTracker
+from trtsafe_lab.trtexec.rules import RuleViolation
+from trtsafe_lab.trtexec.runner import STATUS_EXITED
+from trtsafe_lab.trtexec.version import TrtVersion, detect_version
+
+SUCCESS_CASE = "068.log"  # trtexec 10.16 verbose build tail, &&&& PASSED
+FAILURE_CASE = "001.log"  # trtexec 8.2 build failure, &&&& FAILED
+
+
+@pytest.fixture(scope="module")
+def companion_so(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_shared_object(tmp_path_factory.mktemp("elf") / "companion.so")
+
+
+@pytest.fixture
+def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A working folder whose path has spaces, holding an (empty) model.onnx."""
+    work = tmp_path / "my work dir"
+    work.mkdir()
+    (work / "model.onnx").write_bytes(b"not a real onnx model")
+    monkeypatch.chdir(work)
+    return work
+
+
+def use_double(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, so: Path, case: Path,
+               **extra: str) -> None:
+    for name, value in {**double_environment(tmp_path, so, case), **extra}.items():
+        monkeypatch.setenv(name, value)
+
+
+def safe_command(extra: str = "") -> TrtexecCommand:
+    args = f"--onnx=model.onnx --safe --saveEngine=net.engine --maxAuxStreams=1 {extra}".split()
+    return TrtexecCommand("trtexec", tuple(parse_flags(args)), TrtVersion(11, 4))
+
+
+def partial_dirs(runs: Path) -> list[Path]:
+    return [p for p in runs.iterdir() if p.name.endswith(".partial")]
+
+
+def assert_nothing_finished(runs: Path) -> Path:
+    """Exactly one run, left under its .partial name, without a manifest, log kept."""
+    (partial,) = partial_dirs(runs)
+    assert [p for p in runs.iterdir() if not p.name.startswith(".")] == []
+    assert not (partial / "manifest.json").exists()
+    assert (partial / "build.log").is_file()
+    assert list_runs(runs).empty
+    with pytest.raises(RunDirError, match="incomplete run"):
+        load_run(partial)
+    return partial
+
+
+def test_version_detected_from_double_banner(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, companion_so: Path, corpus_dir: Path
+) -> None:
+    use_double(monkeypatch, tmp_path, companion_so, corpus_dir / "build-logs/cases" / SUCCESS_CASE)
+    assert detect_version("trtexec") == TrtVersion(11, 4)
+
+
+def test_safe_build_writes_finished_run_with_pair(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, workdir: Path, companion_so: Path,
+    corpus_dir: Path,
+) -> None:
+    case = corpus_dir / "build-logs/cases" / SUCCESS_CASE
+    use_double(monkeypatch, tmp_path, companion_so, case)
+    seen: list[str] = []
+    tracker = ProgressTracker()
+    states: list[str | None] = []
+    tracker.listeners.append(lambda s: states.append(s.outcome))
+    runs = workdir / "runs dir"
+    result = TrtexecBuild(safe_command(), runs, on_line=lambda _s, ln: seen.append(ln),
+                          progress=tracker).run()
+    assert result.ok and result.complete and result.process.status == STATUS_EXITED
+    assert result.run_dir.parent == runs and not result.run_dir.name.startswith(".")
+    record = load_run(result.run_dir)
+    # the full log, every replayed line (stdout/stderr interleaving may differ from the original)
+    original = case.read_text(encoding="utf-8", errors="replace").splitlines()
+    assert sorted(record.log_path.read_text(encoding="utf-8").splitlines()) == sorted(original)
+    assert sorted(seen) == sorted(original)
+    assert states[-1] == "passed"
+    assert record.result["exit_code"] == 0 and record.result["duration_s"] > 0
+    assert record.command["argv"][0].endswith("TEST DOUBLE bin/trtexec")
+    assert record.environment["trt_version"] == "11.4.0" and "gpu" in record.environment
+    assert record.verify() == []
+    engine = result.run_dir / "artifacts" / "net.engine"
+    pair = SafeEnginePair.of(engine)
+    assert pair.validate(manifest=Path(f"{engine}.pair.json")) == []
+    hashed = {e["path"] for e in record.manifest["files"]}
+    assert {"artifacts/net.engine", "artifacts/net.engine.so", "build.log"} <= hashed
+    runs_table = list_runs(runs)
+    assert runs_table["status"].tolist() == ["passed"]
+    # tampering is caught by the manifest
+    engine.write_bytes(b"rebuilt")
+    assert any("changed since the run" in p for p in record.verify())
+
+
+def test_failed_build_is_a_finished_record_with_exit_1(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, workdir: Path, companion_so: Path,
+    corpus_dir: Path,
+) -> None:
+    use_double(monkeypatch, tmp_path, companion_so, corpus_dir / "build-logs/cases" / FAILURE_CASE)
+    result = TrtexecBuild(safe_command(), workdir / "runs").run()
+    assert result.complete and not result.ok
+    assert result.process.returncode == 1
+    assert [m.split()[0] for m in result.missing] == ["engine", "companion_so"]
+    record = load_run(result.run_dir)
+    assert record.result["status"] == "failed" and record.result["exit_code"] == 1
+    assert "Could not find any implementation" in record.log_path.read_text()
+
+
+def test_cancel_ends_process_group_without_orphans(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, workdir: Path, companion_so: Path,
+    corpus_dir: Path,
+) -> None:
+    pidfile = tmp_path / "pids"
+    use_double(monkeypatch, tmp_path, companion_so, corpus_dir / "build-logs/cases" / SUCCESS_CASE,
+               TRTEXEC_DOUBLE_MODE="hang", TRTEXEC_DOUBLE_PIDFILE=str(pidfile))
+    build = TrtexecBuild(safe_command(), workdir / "runs")
+    box: dict[str, object] = {}
+    thread = threading.Thread(target=lambda: box.update(result=build.run()))
+    thread.start()
+    while not pidfile.exists() or not pidfile.read_text().strip():
+        time.sleep(0.05)
+    time.sleep(0.3)  # let some log lines through
+    leader, child = (int(p) for p in pidfile.read_text().split())
+    assert process_running(leader) and process_running(child)
+    build.cancel()
+    thread.join(timeout=30)
+    assert not thread.is_alive()
+    result = box["result"]
+    assert result.process.status == "cancelled" and not result.complete  # type: ignore[attr-defined]
+    assert not process_running(leader)
+    assert not process_running(child), "the double's child outlived the cancel (orphan)"
+    with pytest.raises(ProcessLookupError):
+        os.killpg(leader, 0)
+    partial = assert_nothing_finished(workdir / "runs")
+    assert json.loads((partial / "INCOMPLETE.json").read_text())["status"] == "cancelled"
+    assert (partial / "build.log").read_text().strip()  # the partial log was kept
+
+
+def test_timeout_escalates_to_sigkill_when_sigterm_is_ignored(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, workdir: Path, companion_so: Path,
+    corpus_dir: Path,
+) -> None:
+    pidfile = tmp_path / "pids"
+    use_double(monkeypatch, tmp_path, companion_so, corpus_dir / "build-logs/cases" / SUCCESS_CASE,
+               TRTEXEC_DOUBLE_MODE="ignore_term", TRTEXEC_DOUBLE_PIDFILE=str(pidfile))
+    build = TrtexecBuild(safe_command(), workdir / "runs", timeout_s=1.0, grace_s=0.5)
+    build_result = build.run()
+    assert build_result.process.status == "timeout"
+    leader, child = (int(p) for p in pidfile.read_text().split())
+    assert not process_running(leader) and not process_running(child)
+    partial = assert_nothing_finished(workdir / "runs")
+    assert json.loads((partial / "INCOMPLETE.json").read_text())["status"] == "timeout"
+
+
+def test_crash_mid_build_leaves_partial_run(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, workdir: Path, companion_so: Path,
+    corpus_dir: Path,
+) -> None:
+    case = corpus_dir / "build-logs/cases" / SUCCESS_CASE
+    use_double(monkeypatch, tmp_path, companion_so, case, TRTEXEC_DOUBLE_MODE="crash")
+    result = TrtexecBuild(safe_command(), workdir / "runs").run()
+    assert result.process.status == "signalled" and result.process.returncode == -11
+    partial = assert_nothing_finished(workdir / "runs")
+    note = json.loads((partial / "INCOMPLETE.json").read_text())
+    assert note["status"] == "signalled" and "signal 11" in note["detail"]
+    kept = (partial / "build.log").read_text().splitlines()
+    assert 0 < len(kept) < len(case.read_text(errors="replace").splitlines())
+
+
+def test_full_disk_stops_tool_and_keeps_partial_log(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, workdir: Path, companion_so: Path,
+    corpus_dir: Path,
+) -> None:
+    """ENOSPC injected at the file layer: the 20th log line cannot be written."""
+    use_double(monkeypatch, tmp_path, companion_so, corpus_dir / "build-logs/cases" / SUCCESS_CASE,
+               TRTEXEC_DOUBLE_DELAY="0.001")
+    real_write_line = RunWriter.write_line
+    written = {"n": 0}
+
+    def write_line_then_disk_full(self: RunWriter, line: str) -> None:
+        if written["n"] >= 19:
+            raise OSError(errno.ENOSPC, "No space left on device", str(self.log_path))
+        written["n"] += 1
+        real_write_line(self, line)
+
+    monkeypatch.setattr(RunWriter, "write_line", write_line_then_disk_full)
+    with pytest.raises(BuildAbortedError, match="No space left on device") as info:
+        TrtexecBuild(safe_command(), workdir / "runs").run()
+    assert "partial log is kept" in str(info.value)
+    partial = assert_nothing_finished(workdir / "runs")
+    assert info.value.run_dir == partial
+    assert len((partial / "build.log").read_text().splitlines()) == 19
+    assert json.loads((partial / "INCOMPLETE.json").read_text())["status"] == "write_error"
+
+
+def test_rules_refuse_before_anything_runs(tmp_path: Path, workdir: Path) -> None:
+    bad = TrtexecCommand("trtexec", tuple(parse_flags(["--onnx=m.onnx", "--fp16"])),
+                         TrtVersion(11, 4))
+    with pytest.raises(RuleViolation):
+        TrtexecBuild(bad, workdir / "runs").run()
+    assert not (workdir / "runs").exists()
+
+
+def test_missing_tool_says_what_to_install(monkeypatch: pytest.MonkeyPatch, workdir: Path) -> None:
+    monkeypatch.setenv("PATH", str(workdir))
+    with pytest.raises(ToolNotFoundError, match="DriveOS SDK"):
+        TrtexecBuild(safe_command(), workdir / "runs").run()
+    assert not (workdir / "runs").exists()
