@@ -56,3 +56,18 @@ def double_environment(
         "TRTEXEC_DOUBLE_CASE": str(case),
         "TRTEXEC_DOUBLE_SO": str(so),
     }
+
+
+def group_members_running(pgid: int) -> list[int]:
+    """PIDs of non-zombie processes in process group ``pgid`` (Linux /proc scan)."""
+    members = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            members.append(int(entry.name))
+    return members
