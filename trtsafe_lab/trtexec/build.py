@@ -77,10 +77,9 @@ def gpu_summary() -> str:
     return out.stdout.strip() or f"unknown: nvidia-smi said {out.stderr.strip()!r}"
 
 
-def environment_summary(tool_path: Path, cmd: TrtexecCommand) -> dict[str, Any]:
+def host_summary() -> dict[str, Any]:
+    """GPU, host, platform, Python, trtsafe-lab version and selected environment variables."""
     return {
-        "tool_path": str(tool_path),
-        "trt_version": str(cmd.version),
         "gpu": gpu_summary(),
         "host": platform.node(),
         "platform": platform.platform(),
@@ -89,6 +88,10 @@ def environment_summary(tool_path: Path, cmd: TrtexecCommand) -> dict[str, Any]:
         "trtsafe_lab": __version__,
         "env": {name: os.environ[name] for name in ENV_VARS_RECORDED if name in os.environ},
     }
+
+
+def environment_summary(tool_path: Path, cmd: TrtexecCommand) -> dict[str, Any]:
+    return {"tool_path": str(tool_path), "trt_version": str(cmd.version), **host_summary()}
 
 
 def place_paths(cmd: TrtexecCommand, artifacts_dir: Path, cwd: Path) -> TrtexecCommand:
