@@ -17,13 +17,15 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 # Top-level phases of a trtexec run, in order, and the log lines that start them.
+# ("Load engine: <path>" is only the options echo, so it does not mark the load phase.)
 LOG_PHASES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("setup", re.compile(r"&&&& RUNNING TensorRT\.|=== Model Options ===")),
     ("parse", re.compile(r"Start parsing network model|Parsing model|Input filename:")),
     ("build", re.compile(r"Finish parsing network model|timing cache in use|Starting to build")),
     ("tactics", re.compile(r"Computing costs for|Autotuning|Formats and tactics selection")),
     ("serialize", re.compile(
         r"Engine generation completed|Engine built in|Total Activation Memory")),
-    ("load", re.compile(r"Loaded engine size|Load engine:|Engine deserialized in")),
+    ("load", re.compile(r"Loaded engine size|Engine loaded in|Engine deserialized in")),
     ("inference", re.compile(r"Starting inference|Skipped inference phase")),
     ("done", re.compile(r"&&&& (PASSED|FAILED) TensorRT\.")),
 )
