@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import errno
 import json
+import os
+import signal
 import threading
 import time
 from pathlib import Path
@@ -49,6 +51,23 @@ def use_double(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, so: Path, case: 
                **extra: str) -> None:
     for name, value in {**double_environment(tmp_path, so, case), **extra}.items():
         monkeypatch.setenv(name, value)
+
+
+def use_pid_double(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, so: Path, corpus_dir: Path,
+                   mode: str) -> Path:
+    """The double in a mode that never ends by itself; returns the file it writes its pids to."""
+    pidfile = tmp_path / "pids"
+    use_double(monkeypatch, tmp_path, so, corpus_dir / "build-logs/cases" / SUCCESS_CASE,
+               TRTEXEC_DOUBLE_MODE=mode, TRTEXEC_DOUBLE_PIDFILE=str(pidfile))
+    return pidfile
+
+
+def wait_for_pids(pidfile: Path) -> tuple[int, int]:
+    """Wait until the double wrote "<own pid> <child pid>"; return them."""
+    while not pidfile.exists() or len(pidfile.read_text().split()) < 2:
+        time.sleep(0.05)
+    leader, child = (int(p) for p in pidfile.read_text().split())
+    return leader, child
 
 
 def safe_command(extra: str = "") -> TrtexecCommand:
@@ -134,17 +153,13 @@ def test_cancel_ends_process_group_without_orphans(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, workdir: Path, companion_so: Path,
     corpus_dir: Path,
 ) -> None:
-    pidfile = tmp_path / "pids"
-    use_double(monkeypatch, tmp_path, companion_so, corpus_dir / "build-logs/cases" / SUCCESS_CASE,
-               TRTEXEC_DOUBLE_MODE="hang", TRTEXEC_DOUBLE_PIDFILE=str(pidfile))
+    pidfile = use_pid_double(monkeypatch, tmp_path, companion_so, corpus_dir, "hang")
     build = TrtexecBuild(safe_command(), workdir / "runs")
     box: dict[str, object] = {}
     thread = threading.Thread(target=lambda: box.update(result=build.run()))
     thread.start()
-    while not pidfile.exists() or not pidfile.read_text().strip():
-        time.sleep(0.05)
+    leader, child = wait_for_pids(pidfile)
     time.sleep(0.3)  # let some log lines through
-    leader, child = (int(p) for p in pidfile.read_text().split())
     assert process_running(leader) and process_running(child)
     build.cancel()
     thread.join(timeout=30)
@@ -163,9 +178,7 @@ def test_timeout_escalates_to_sigkill_when_sigterm_is_ignored(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, workdir: Path, companion_so: Path,
     corpus_dir: Path,
 ) -> None:
-    pidfile = tmp_path / "pids"
-    use_double(monkeypatch, tmp_path, companion_so, corpus_dir / "build-logs/cases" / SUCCESS_CASE,
-               TRTEXEC_DOUBLE_MODE="ignore_term", TRTEXEC_DOUBLE_PIDFILE=str(pidfile))
+    pidfile = use_pid_double(monkeypatch, tmp_path, companion_so, corpus_dir, "ignore_term")
     build = TrtexecBuild(safe_command(), workdir / "runs", timeout_s=1.0, grace_s=0.5)
     build_result = build.run()
     assert build_result.process.status == "timeout"
@@ -230,3 +243,24 @@ def test_missing_tool_says_what_to_install(monkeypatch: pytest.MonkeyPatch, work
     with pytest.raises(ToolNotFoundError, match="DriveOS SDK"):
         TrtexecBuild(safe_command(), workdir / "runs").run()
     assert not (workdir / "runs").exists()
+
+
+def test_interrupt_like_a_notebook_stop_button(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, workdir: Path, companion_so: Path,
+    corpus_dir: Path,
+) -> None:
+    """A real SIGINT (what Jupyter's interrupt sends) during the build: group ended, partial."""
+    pidfile = use_pid_double(monkeypatch, tmp_path, companion_so, corpus_dir, "hang")
+
+    def interrupt_when_started() -> None:
+        wait_for_pids(pidfile)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Thread(target=interrupt_when_started, daemon=True).start()
+    with pytest.raises(KeyboardInterrupt):
+        TrtexecBuild(safe_command(), workdir / "runs").run()
+    leader, child = (int(p) for p in pidfile.read_text().split())
+    assert group_members_running(leader) == []
+    assert not process_running(child)
+    partial = assert_nothing_finished(workdir / "runs")
+    assert json.loads((partial / "INCOMPLETE.json").read_text())["status"] == "cancelled"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -89,3 +90,16 @@ def test_build_rule_violation_exits_2_and_runs_nothing(
     assert main(["build", "--runs", "runs", "--", "--onnx=model.onnx", "--restricted"]) == 2
     assert "restricted-removed-11x" in capsys.readouterr().err
     assert not (double / "runs").exists()
+
+
+def test_demo_step_writes_dry_runs(tmp_path: Path) -> None:
+    from trtsafe_lab.trtexec.builds_demo import run_demo
+
+    files = run_demo(tmp_path)
+    assert len(files) == 6 and all(f.stat().st_size > 0 for f in files)
+    safe = (tmp_path / "safe-build-11.4.dry-run.txt").read_text()
+    assert "rule checks: all passed" in safe and "model.engine.so" in safe
+    old = json.loads((tmp_path / "10x-style-on-11.4.findings.json").read_text())
+    assert {f["rule"] for f in old if f["severity"] == "refusal"} == {
+        "max-aux-streams-integer", "restricted-removed-11x", "precision-flags-removed-11x",
+        "companion-so-needs-safe"}
