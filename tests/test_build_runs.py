@@ -264,3 +264,29 @@ def test_interrupt_like_a_notebook_stop_button(
     assert not process_running(child)
     partial = assert_nothing_finished(workdir / "runs")
     assert json.loads((partial / "INCOMPLETE.json").read_text())["status"] == "cancelled"
+
+
+def test_notebook_panel_shows_log_progress_and_cancels(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, workdir: Path, companion_so: Path,
+    corpus_dir: Path,
+) -> None:
+    pytest.importorskip("ipywidgets")
+    from trtsafe_lab.trtexec.panel import BuildPanel
+
+    use_double(monkeypatch, tmp_path, companion_so, corpus_dir / "build-logs/cases" / SUCCESS_CASE)
+    panel = BuildPanel(TrtexecBuild(safe_command(), workdir / "runs")).start()
+    assert panel.thread is not None
+    panel.thread.join(timeout=30)
+    assert panel.result is not None and panel.result.ok and panel.error is None
+    assert "&&&& PASSED" in panel.log.value and panel.bar.value == 1.0
+    assert "[passed]" in panel.phase.value and panel.cancel_button.disabled
+
+    pidfile = use_pid_double(monkeypatch, tmp_path, companion_so, corpus_dir, "hang")
+    hanging = BuildPanel(TrtexecBuild(safe_command(), workdir / "runs2")).start()
+    leader, child = wait_for_pids(pidfile)
+    hanging.cancel_button.click()
+    assert hanging.thread is not None
+    hanging.thread.join(timeout=30)
+    assert hanging.result is not None and hanging.result.process.status == "cancelled"
+    assert "[cancelled]" in hanging.phase.value
+    assert not process_running(child) and group_members_running(leader) == []

@@ -95,7 +95,7 @@ def test_build_modules_do_not_import_heavy_packages() -> None:
         "import json, sys\n"
         "import trtsafe_lab.trtexec, trtsafe_lab.trtexec.cli, trtsafe_lab.trtexec.sweep\n"
         "import trtsafe_lab.engine, trtsafe_lab.artifacts, trtsafe_lab.artifacts_cli\n"
-        "import trtsafe_lab.rundir\n"
+        "import trtsafe_lab.rundir, trtsafe_lab.trtexec.panel\n"
         "heavy = ('tensorrt', 'cuda', 'matplotlib', 'ipywidgets')\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in heavy)))\n"
     )
