@@ -11,6 +11,7 @@ Layout of a finished run::
     environment.json  tool path and version, GPU, host, Python, selected environment variables
     build.log         the full log (stdout and stderr lines, in arrival order)
     result.json       exit_code, status, duration_s, started_utc, finished_utc, missing artifacts
+    failures.csv      the log's layer-level failure table (trtsafe_lab.logs), when available
     artifacts/        files the tool wrote when their paths were relative
     manifest.json     every file of the run (and outside artifacts): size_bytes, sha256, kind
 """
@@ -31,6 +32,7 @@ import pandas as pd
 
 PARTIAL_SUFFIX = ".partial"
 LOG_NAME = "build.log"
+FAILURES_NAME = "failures.csv"
 MANIFEST_NAME = "manifest.json"
 INCOMPLETE_NAME = "INCOMPLETE.json"
 

@@ -33,7 +33,7 @@ from trtsafe_lab.engine.monitor import (
     make_progress_monitor,
 )
 from trtsafe_lab.rundir import RunWriter, utc_now
-from trtsafe_lab.trtexec.build import host_summary
+from trtsafe_lab.trtexec.build import host_summary, record_failure_table
 from trtsafe_lab.trtexec.options import TrtexecOptions
 from trtsafe_lab.trtexec.progress import ProgressTracker
 from trtsafe_lab.trtexec.version import TrtVersion
@@ -200,6 +200,7 @@ def _finish(writer: RunWriter, tracker: ProgressTracker, recorder: LogRecorder, 
         "artifacts": [{"kind": "engine", "role": "output", "inside_run": True, "path": engine,
                        "present": present}],
         "missing_artifacts": [] if present else [f"engine {engine}"],
+        **record_failure_table(writer.path),
     }, [])
     tracker.finish(status)
     return PythonBuildResult(final, present, duration, final / engine if present else None,

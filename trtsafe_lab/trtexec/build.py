@@ -23,7 +23,7 @@ from typing import Any
 
 from trtsafe_lab import __version__
 from trtsafe_lab.artifacts import SafeEnginePair
-from trtsafe_lab.rundir import RunWriter, utc_now
+from trtsafe_lab.rundir import FAILURES_NAME, LOG_NAME, RunWriter, utc_now
 from trtsafe_lab.trtexec.options import INPUT_PATH_FLAGS, OUTPUT_PATH_FLAGS, TrtexecCommand
 from trtsafe_lab.trtexec.progress import ProgressTracker
 from trtsafe_lab.trtexec.rules import ExpectedArtifact, Finding, enforce, expected_artifacts
@@ -94,6 +94,29 @@ def environment_summary(tool_path: Path, cmd: TrtexecCommand) -> dict[str, Any]:
     return {"tool_path": str(tool_path), "trt_version": str(cmd.version), **host_summary()}
 
 
+def record_failure_table(run_path: Path) -> dict[str, Any]:
+    """Write the log's failure table to ``failures.csv``; return the result.json fields for it.
+
+    The table comes from :func:`trtsafe_lab.logs.analyze_log` (the logs job). If that module
+    is not part of this installation, or parsing raises, the reason is recorded in the
+    result (``failure_table_note``) instead of a table; the run record itself stays complete.
+    """
+    try:
+        from trtsafe_lab.logs import analyze_log
+    except ModuleNotFoundError as err:
+        if err.name != "trtsafe_lab.logs":
+            raise
+        return {"failure_table": None,
+                "failure_table_note": "trtsafe_lab.logs is not part of this installation"}
+    try:
+        table = analyze_log(run_path / LOG_NAME).failures
+        table.to_csv(run_path / FAILURES_NAME, index=False)
+    except Exception as err:  # recorded in result.json, not swallowed: the log is still there
+        return {"failure_table": None,
+                "failure_table_note": f"parsing {LOG_NAME} failed: {type(err).__name__}: {err}"}
+    return {"failure_table": FAILURES_NAME, "n_failures": len(table)}
+
+
 def place_paths(cmd: TrtexecCommand, artifacts_dir: Path, cwd: Path) -> TrtexecCommand:
     """Relative outputs -> ``artifacts_dir``; relative inputs and the timing cache -> ``cwd``."""
     new: dict[str, str] = {}
@@ -131,7 +154,7 @@ class BuildResult:
         """The log's failure table from :func:`trtsafe_lab.logs.analyze_log`."""
         from trtsafe_lab.logs import analyze_log
 
-        return analyze_log(self.run_dir / "build.log").failures
+        return analyze_log(self.run_dir / LOG_NAME).failures
 
 
 @dataclass
@@ -236,6 +259,7 @@ class TrtexecBuild:
             "exit_code": proc.returncode, "status": status, "duration_s": proc.duration_s,
             "started_utc": writer.started_utc, "finished_utc": utc_now(),
             "artifacts": artifacts, "missing_artifacts": missing,
+            **record_failure_table(writer.path),
         }
         external = [{"path": a["path"], "kind": a["kind"], "role": a["role"]}
                     for a in artifacts if not a["inside_run"]]

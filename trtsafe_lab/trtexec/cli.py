@@ -8,7 +8,10 @@ import shlex
 import sys
 from pathlib import Path
 
+import pandas as pd
+
 from trtsafe_lab.cli import UsageError
+from trtsafe_lab.rundir import load_run
 from trtsafe_lab.trtexec.build import BuildResult, TrtexecBuild, resolve_tool
 from trtsafe_lab.trtexec.options import TOOLS, TrtexecCommand, parse_flags
 from trtsafe_lab.trtexec.progress import ProgressTracker, TerminalProgressBar
@@ -77,7 +80,17 @@ def _summary(result: BuildResult) -> str:
             + f", {proc.duration_s:.1f} s")
     arts = [f"  {a['kind']:<13} {'present' if a['present'] else 'MISSING'}  {a['path']}"
             for a in result.artifacts]
-    return "\n".join([head, *(["artifacts:", *arts] if arts else [])])
+    lines = [head, *(["artifacts:", *arts] if arts else [])]
+    if result.complete:
+        record = load_run(result.run_dir).result
+        if record.get("failure_table"):
+            table = pd.read_csv(result.run_dir / record["failure_table"])
+            lines.append(f"failure table: {len(table)} row(s) in {record['failure_table']}")
+            if len(table):
+                lines.append(table.head(10).to_string(index=False))
+        else:
+            lines.append(f"failure table: not made ({record.get('failure_table_note')})")
+    return "\n".join(lines)
 
 
 def _cli(args: argparse.Namespace) -> int:
