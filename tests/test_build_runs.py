@@ -290,3 +290,56 @@ def test_notebook_panel_shows_log_progress_and_cancels(
     assert hanging.result is not None and hanging.result.process.status == "cancelled"
     assert "[cancelled]" in hanging.phase.value
     assert not process_running(child) and group_members_running(leader) == []
+
+
+def test_stale_outside_so_is_not_taken_for_this_runs_output(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, workdir: Path, companion_so: Path,
+    corpus_dir: Path,
+) -> None:
+    """Absolute output paths: a .so left from an earlier build is not counted as written."""
+    use_double(monkeypatch, tmp_path, companion_so, corpus_dir / "build-logs/cases" / SUCCESS_CASE,
+               TRTEXEC_DOUBLE_NO_SO="1")
+    engine = workdir / "out dir" / "net.engine"
+    engine.parent.mkdir()
+    Path(f"{engine}.so").write_bytes(b"old .so from an earlier build")
+    cmd = TrtexecCommand("trtexec", tuple(parse_flags(
+        ["--onnx=model.onnx", "--safe", f"--saveEngine={engine}"])), TrtVersion(11, 4))
+    result = TrtexecBuild(cmd, workdir / "runs").run()
+    assert result.complete and result.process.returncode == 0 and not result.ok
+    assert result.missing == [f"companion_so {engine}.so"]
+    assert not Path(f"{engine}.pair.json").exists()  # no pair manifest for a broken pair
+    assert load_run(result.run_dir).result["status"] == "failed"
+
+
+def test_full_disk_while_writing_the_manifest(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, workdir: Path, companion_so: Path,
+    corpus_dir: Path,
+) -> None:
+    use_double(monkeypatch, tmp_path, companion_so, corpus_dir / "build-logs/cases" / SUCCESS_CASE)
+    import trtsafe_lab.rundir as rundir
+
+    real = rundir.write_json_file
+
+    def no_space_for_manifest(path: Path, data: object) -> None:
+        if path.name == "manifest.json":
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+        real(path, data)
+
+    monkeypatch.setattr(rundir, "write_json_file", no_space_for_manifest)
+    with pytest.raises(BuildAbortedError, match="No space left"):
+        TrtexecBuild(safe_command(), workdir / "runs").run()
+    partial = assert_nothing_finished(workdir / "runs")
+    assert "&&&& PASSED" in (partial / "build.log").read_text()
+
+
+def test_missing_input_refused_before_a_run_dir_exists(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, workdir: Path, companion_so: Path,
+    corpus_dir: Path,
+) -> None:
+    use_double(monkeypatch, tmp_path, companion_so, corpus_dir / "build-logs/cases" / SUCCESS_CASE)
+    (workdir / "net.engine").write_bytes(b"engine without its .so")
+    cmd = TrtexecCommand("trtexec", tuple(parse_flags(["--safe", "--loadEngine=net.engine"])),
+                         TrtVersion(11, 4))
+    with pytest.raises(FileNotFoundError, match=r"net\.engine\.so does not exist"):
+        TrtexecBuild(cmd, workdir / "runs").run()
+    assert not (workdir / "runs").exists()

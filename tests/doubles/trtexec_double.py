@@ -14,6 +14,7 @@ Environment (set by the tests):
   TRTEXEC_DOUBLE_MODE       replay (default) | hang | crash | ignore_term
   TRTEXEC_DOUBLE_PIDFILE    hang/ignore_term: write "<own pid> <child pid>" here
   TRTEXEC_DOUBLE_DELAY      seconds between lines (default 0)
+  TRTEXEC_DOUBLE_NO_SO      if set, a --safe build "forgets" its companion .so (a broken tool)
 Exit code: 0/1 from the log's own '&&&& PASSED/FAILED' banner; without a banner, from the
 outcome column of the corpus INDEX.tsv (build/inference succeeded or build_warning -> 0).
 """
@@ -62,7 +63,7 @@ def write_artifacts(opts) -> None:
     if isinstance(engine, str):
         Path(engine).write_bytes(b"TRTSAFE-LAB TEST DOUBLE ENGINE (not a TensorRT engine)\n"
                                  + os.urandom(64))
-        if opts.get("safe"):
+        if opts.get("safe") and not os.environ.get("TRTEXEC_DOUBLE_NO_SO"):
             so = opts.get("saveEngineSo")
             so = so if isinstance(so, str) else engine + ".so"
             shutil.copyfile(os.environ["TRTEXEC_DOUBLE_SO"], so)

@@ -125,7 +125,7 @@ def place_paths(cmd: TrtexecCommand, artifacts_dir: Path, cwd: Path) -> TrtexecC
             continue
         if flag.name in OUTPUT_PATH_FLAGS:
             new[flag.name] = str(artifacts_dir / flag.value)
-        elif flag.name in (*INPUT_PATH_FLAGS, "timingCacheFile"):
+        elif flag.name in INPUT_PATH_FLAGS:
             new[flag.name] = str(cwd / flag.value)
     return cmd.replace_values(new)
 
@@ -189,17 +189,18 @@ class TrtexecBuild:
     def run(self) -> BuildResult:
         warnings = enforce(self.command)
         tool_path = resolve_tool(self.command.tool)
-        writer = RunWriter(Path(self.runs_dir), self.label)
-        cmd = place_paths(self.command, writer.path / "artifacts", self.cwd.resolve())
-        cmd = TrtexecCommand(str(tool_path), cmd.flags, cmd.version)
-        expected = expected_artifacts(cmd)
-        for art in expected:
+        cwd = self.cwd.resolve()
+        for art in expected_artifacts(place_paths(self.command, cwd, cwd)):
             if art.role == "input" and not art.path.is_file():
-                writer.abandon("refused", f"input {art.kind} {art.path} does not exist")
                 raise FileNotFoundError(
                     f"--{art.flag}: {art.kind} {art.path} does not exist ({art.note or 'given'}); "
                     "build or copy it first"
                 )
+        writer = RunWriter(Path(self.runs_dir), self.label)
+        cmd = place_paths(self.command, writer.path / "artifacts", cwd)
+        cmd = TrtexecCommand(str(tool_path), cmd.flags, cmd.version)
+        expected = expected_artifacts(cmd)
+        before = {a.path: _stamp(a.path) for a in expected if a.role != "input"}
         try:
             try:
                 writer.write_json("command.json", {
@@ -222,25 +223,32 @@ class TrtexecBuild:
             self.progress.finish("cancelled")
             raise
         except _WriteFailed as failed:
-            note = writer.abandon("write_error", f"{failed.error}")
-            self.progress.finish("aborted")
-            raise BuildAbortedError(
-                f"writing the run record failed: {failed.error}. The tool was stopped; the "
-                f"partial log is kept in {writer.path}" + (f" ({note})" if note else "")
-                + ". Free space (or choose another --runs folder) and run again.",
-                writer.path,
-            ) from failed.error
+            raise self._write_failed(writer, failed.error) from failed.error
         except OSError as err:  # the tool could not be started
             writer.abandon("start_failed", str(err))
             raise BuildAbortedError(
                 f"could not start {cmd.tool}: {err}. Check it is an executable trtexec; the "
                 f"run record is kept in {writer.path}", writer.path,
             ) from err
-        return self._complete(writer, cmd, proc, warnings, expected)
+        try:
+            return self._complete(writer, cmd, proc, warnings, expected, before)
+        except OSError as err:  # e.g. the disk filled up while writing result or manifest
+            raise self._write_failed(writer, err) from err
+
+    def _write_failed(self, writer: RunWriter, error: OSError) -> BuildAbortedError:
+        note = writer.abandon("write_error", f"{error}")
+        self.progress.finish("aborted")
+        return BuildAbortedError(
+            f"writing the run record failed: {error}. The tool was stopped (or had ended); the "
+            f"partial log is kept in {writer.path}" + (f" ({note})" if note else "")
+            + ". Free space (or choose another --runs folder) and run again.",
+            writer.path,
+        )
 
     def _complete(self, writer: RunWriter, cmd: TrtexecCommand, proc: ProcessResult,
-                  warnings: list[Finding], expected: list[ExpectedArtifact]) -> BuildResult:
-        artifacts = [_artifact_entry(a, writer.path) for a in expected]
+                  warnings: list[Finding], expected: list[ExpectedArtifact],
+                  before: dict[Path, tuple[int, int] | None]) -> BuildResult:
+        artifacts = [_artifact_entry(a, writer.path, before.get(a.path)) for a in expected]
         missing = [f"{a['kind']} {a['path']}" for a in artifacts
                    if a["role"] == "output" and not a["present"]]
         if proc.status != STATUS_EXITED:
@@ -254,7 +262,7 @@ class TrtexecBuild:
         pair = _write_pair_manifest(cmd, expected) if status == "passed" else None
         if pair is not None:
             artifacts.append(_artifact_entry(
-                ExpectedArtifact("pair_manifest", pair, "output", "saveEngine"), writer.path))
+                ExpectedArtifact("pair_manifest", pair, "output", "saveEngine"), writer.path, None))
         result = {
             "exit_code": proc.returncode, "status": status, "duration_s": proc.duration_s,
             "started_utc": writer.started_utc, "finished_utc": utc_now(),
@@ -271,12 +279,26 @@ class TrtexecBuild:
         return BuildResult(final, proc, True, warnings, artifacts, missing)
 
 
-def _artifact_entry(art: ExpectedArtifact, run_path: Path) -> dict[str, Any]:
+def _stamp(path: Path) -> tuple[int, int] | None:
+    """(inode, mtime_ns) of an existing file, else None: tells a rewritten file from a stale one."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return (st.st_ino, st.st_mtime_ns)
+
+
+def _artifact_entry(art: ExpectedArtifact, run_path: Path,
+                    stamp_before: tuple[int, int] | None) -> dict[str, Any]:
+    """``present``: an input exists, or an output exists and was (re)written by this run."""
     inside = art.path.is_relative_to(run_path)
+    present = art.path.is_file()
+    if present and art.role == "output" and stamp_before is not None:
+        present = _stamp(art.path) != stamp_before  # same file as before the run: stale
     return {
         "kind": art.kind, "role": art.role, "flag": art.flag,
         "path": art.path.relative_to(run_path).as_posix() if inside else str(art.path),
-        "inside_run": inside, "present": art.path.is_file(),
+        "inside_run": inside, "present": present,
     }
 
 

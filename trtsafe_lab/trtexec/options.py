@@ -26,8 +26,9 @@ OUTPUT_PATH_FLAGS = (
     "exportLayerInfo",
     "exportOutput",
 )
-# Flags whose value is a file the tool reads (relative ones are resolved against the caller's cwd).
-INPUT_PATH_FLAGS = ("onnx", "loadEngine", "loadEngineSo", "remoteAutoTuningConfig", "loadInputs")
+# Flags whose value is a file the tool reads (or reads and updates: the timing cache); relative
+# ones are recorded resolved against the caller's cwd, where the tool runs.
+INPUT_PATH_FLAGS = ("onnx", "loadEngine", "loadEngineSo", "timingCacheFile")
 
 
 @dataclass(frozen=True)
