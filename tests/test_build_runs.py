@@ -9,6 +9,7 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -47,18 +48,28 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return work
 
 
+@pytest.fixture
+def replay(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, companion_so: Path,
+           corpus_dir: Path) -> Callable[..., None]:
+    """``replay(case, **env)``: put the TEST DOUBLE on PATH replaying corpus case ``case``."""
+
+    def start(case: str = SUCCESS_CASE, **env: str) -> None:
+        use_double(monkeypatch, tmp_path, companion_so, corpus_dir / "build-logs/cases" / case,
+                   **env)
+
+    return start
+
+
 def use_double(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, so: Path, case: Path,
                **extra: str) -> None:
     for name, value in {**double_environment(tmp_path, so, case), **extra}.items():
         monkeypatch.setenv(name, value)
 
 
-def use_pid_double(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, so: Path, corpus_dir: Path,
-                   mode: str) -> Path:
+def use_pid_double(replay: Callable[..., None], tmp_path: Path, mode: str) -> Path:
     """The double in a mode that never ends by itself; returns the file it writes its pids to."""
     pidfile = tmp_path / "pids"
-    use_double(monkeypatch, tmp_path, so, corpus_dir / "build-logs/cases" / SUCCESS_CASE,
-               TRTEXEC_DOUBLE_MODE=mode, TRTEXEC_DOUBLE_PIDFILE=str(pidfile))
+    replay(SUCCESS_CASE, TRTEXEC_DOUBLE_MODE=mode, TRTEXEC_DOUBLE_PIDFILE=str(pidfile))
     return pidfile
 
 
@@ -91,19 +102,16 @@ def assert_nothing_finished(runs: Path) -> Path:
     return partial
 
 
-def test_version_detected_from_double_banner(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, companion_so: Path, corpus_dir: Path
-) -> None:
-    use_double(monkeypatch, tmp_path, companion_so, corpus_dir / "build-logs/cases" / SUCCESS_CASE)
+def test_version_detected_from_double_banner(replay: Callable[..., None]) -> None:
+    replay()
     assert detect_version("trtexec") == TrtVersion(11, 4)
 
 
 def test_safe_build_writes_finished_run_with_pair(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, workdir: Path, companion_so: Path,
-    corpus_dir: Path,
+    workdir: Path, corpus_dir: Path, replay: Callable[..., None]
 ) -> None:
     case = corpus_dir / "build-logs/cases" / SUCCESS_CASE
-    use_double(monkeypatch, tmp_path, companion_so, case)
+    replay(SUCCESS_CASE)
     seen: list[str] = []
     tracker = ProgressTracker()
     states: list[str | None] = []
@@ -136,10 +144,9 @@ def test_safe_build_writes_finished_run_with_pair(
 
 
 def test_failed_build_is_a_finished_record_with_exit_1(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, workdir: Path, companion_so: Path,
-    corpus_dir: Path,
+    workdir: Path, replay: Callable[..., None]
 ) -> None:
-    use_double(monkeypatch, tmp_path, companion_so, corpus_dir / "build-logs/cases" / FAILURE_CASE)
+    replay(FAILURE_CASE)
     result = TrtexecBuild(safe_command(), workdir / "runs").run()
     assert result.complete and not result.ok
     assert result.process.returncode == 1
@@ -150,10 +157,9 @@ def test_failed_build_is_a_finished_record_with_exit_1(
 
 
 def test_cancel_ends_process_group_without_orphans(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, workdir: Path, companion_so: Path,
-    corpus_dir: Path,
+    tmp_path: Path, workdir: Path, replay: Callable[..., None]
 ) -> None:
-    pidfile = use_pid_double(monkeypatch, tmp_path, companion_so, corpus_dir, "hang")
+    pidfile = use_pid_double(replay, tmp_path, "hang")
     build = TrtexecBuild(safe_command(), workdir / "runs")
     box: dict[str, object] = {}
     thread = threading.Thread(target=lambda: box.update(result=build.run()))
@@ -175,10 +181,9 @@ def test_cancel_ends_process_group_without_orphans(
 
 
 def test_timeout_escalates_to_sigkill_when_sigterm_is_ignored(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, workdir: Path, companion_so: Path,
-    corpus_dir: Path,
+    tmp_path: Path, workdir: Path, replay: Callable[..., None]
 ) -> None:
-    pidfile = use_pid_double(monkeypatch, tmp_path, companion_so, corpus_dir, "ignore_term")
+    pidfile = use_pid_double(replay, tmp_path, "ignore_term")
     build = TrtexecBuild(safe_command(), workdir / "runs", timeout_s=1.0, grace_s=0.5)
     build_result = build.run()
     assert build_result.process.status == "timeout"
@@ -190,11 +195,10 @@ def test_timeout_escalates_to_sigkill_when_sigterm_is_ignored(
 
 
 def test_crash_mid_build_leaves_partial_run(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, workdir: Path, companion_so: Path,
-    corpus_dir: Path,
+    workdir: Path, corpus_dir: Path, replay: Callable[..., None]
 ) -> None:
     case = corpus_dir / "build-logs/cases" / SUCCESS_CASE
-    use_double(monkeypatch, tmp_path, companion_so, case, TRTEXEC_DOUBLE_MODE="crash")
+    replay(SUCCESS_CASE, TRTEXEC_DOUBLE_MODE="crash")
     result = TrtexecBuild(safe_command(), workdir / "runs").run()
     assert result.process.status == "signalled" and result.process.returncode == -11
     partial = assert_nothing_finished(workdir / "runs")
@@ -205,12 +209,10 @@ def test_crash_mid_build_leaves_partial_run(
 
 
 def test_full_disk_stops_tool_and_keeps_partial_log(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, workdir: Path, companion_so: Path,
-    corpus_dir: Path,
+    monkeypatch: pytest.MonkeyPatch, workdir: Path, replay: Callable[..., None]
 ) -> None:
     """ENOSPC injected at the file layer: the 20th log line cannot be written."""
-    use_double(monkeypatch, tmp_path, companion_so, corpus_dir / "build-logs/cases" / SUCCESS_CASE,
-               TRTEXEC_DOUBLE_DELAY="0.001")
+    replay(TRTEXEC_DOUBLE_DELAY="0.001")
     real_write_line = RunWriter.write_line
     written = {"n": 0}
 
@@ -230,7 +232,7 @@ def test_full_disk_stops_tool_and_keeps_partial_log(
     assert json.loads((partial / "INCOMPLETE.json").read_text())["status"] == "write_error"
 
 
-def test_rules_refuse_before_anything_runs(tmp_path: Path, workdir: Path) -> None:
+def test_rules_refuse_before_anything_runs(workdir: Path) -> None:
     bad = TrtexecCommand("trtexec", tuple(parse_flags(["--onnx=m.onnx", "--fp16"])),
                          TrtVersion(11, 4))
     with pytest.raises(RuleViolation):
@@ -246,11 +248,10 @@ def test_missing_tool_says_what_to_install(monkeypatch: pytest.MonkeyPatch, work
 
 
 def test_interrupt_like_a_notebook_stop_button(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, workdir: Path, companion_so: Path,
-    corpus_dir: Path,
+    tmp_path: Path, workdir: Path, replay: Callable[..., None]
 ) -> None:
     """A real SIGINT (what Jupyter's interrupt sends) during the build: group ended, partial."""
-    pidfile = use_pid_double(monkeypatch, tmp_path, companion_so, corpus_dir, "hang")
+    pidfile = use_pid_double(replay, tmp_path, "hang")
 
     def interrupt_when_started() -> None:
         wait_for_pids(pidfile)
@@ -267,13 +268,12 @@ def test_interrupt_like_a_notebook_stop_button(
 
 
 def test_notebook_panel_shows_log_progress_and_cancels(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, workdir: Path, companion_so: Path,
-    corpus_dir: Path,
+    tmp_path: Path, workdir: Path, replay: Callable[..., None]
 ) -> None:
     pytest.importorskip("ipywidgets")
     from trtsafe_lab.trtexec.panel import BuildPanel
 
-    use_double(monkeypatch, tmp_path, companion_so, corpus_dir / "build-logs/cases" / SUCCESS_CASE)
+    replay()
     panel = BuildPanel(TrtexecBuild(safe_command(), workdir / "runs")).start()
     assert panel.thread is not None
     panel.thread.join(timeout=30)
@@ -281,7 +281,7 @@ def test_notebook_panel_shows_log_progress_and_cancels(
     assert "&&&& PASSED" in panel.log.value and panel.bar.value == 1.0
     assert "[passed]" in panel.phase.value and panel.cancel_button.disabled
 
-    pidfile = use_pid_double(monkeypatch, tmp_path, companion_so, corpus_dir, "hang")
+    pidfile = use_pid_double(replay, tmp_path, "hang")
     hanging = BuildPanel(TrtexecBuild(safe_command(), workdir / "runs2")).start()
     leader, child = wait_for_pids(pidfile)
     hanging.cancel_button.click()
@@ -293,12 +293,10 @@ def test_notebook_panel_shows_log_progress_and_cancels(
 
 
 def test_stale_outside_so_is_not_taken_for_this_runs_output(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, workdir: Path, companion_so: Path,
-    corpus_dir: Path,
+    workdir: Path, replay: Callable[..., None]
 ) -> None:
     """Absolute output paths: a .so left from an earlier build is not counted as written."""
-    use_double(monkeypatch, tmp_path, companion_so, corpus_dir / "build-logs/cases" / SUCCESS_CASE,
-               TRTEXEC_DOUBLE_NO_SO="1")
+    replay(TRTEXEC_DOUBLE_NO_SO="1")
     engine = workdir / "out dir" / "net.engine"
     engine.parent.mkdir()
     Path(f"{engine}.so").write_bytes(b"old .so from an earlier build")
@@ -312,10 +310,9 @@ def test_stale_outside_so_is_not_taken_for_this_runs_output(
 
 
 def test_full_disk_while_writing_the_manifest(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, workdir: Path, companion_so: Path,
-    corpus_dir: Path,
+    monkeypatch: pytest.MonkeyPatch, workdir: Path, replay: Callable[..., None]
 ) -> None:
-    use_double(monkeypatch, tmp_path, companion_so, corpus_dir / "build-logs/cases" / SUCCESS_CASE)
+    replay()
     import trtsafe_lab.rundir as rundir
 
     real = rundir.write_json_file
@@ -333,10 +330,9 @@ def test_full_disk_while_writing_the_manifest(
 
 
 def test_missing_input_refused_before_a_run_dir_exists(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, workdir: Path, companion_so: Path,
-    corpus_dir: Path,
+    workdir: Path, replay: Callable[..., None]
 ) -> None:
-    use_double(monkeypatch, tmp_path, companion_so, corpus_dir / "build-logs/cases" / SUCCESS_CASE)
+    replay()
     (workdir / "net.engine").write_bytes(b"engine without its .so")
     cmd = TrtexecCommand("trtexec", tuple(parse_flags(["--safe", "--loadEngine=net.engine"])),
                          TrtVersion(11, 4))
