@@ -103,3 +103,28 @@ def test_demo_step_writes_dry_runs(tmp_path: Path) -> None:
     assert {f["rule"] for f in old if f["severity"] == "refusal"} == {
         "max-aux-streams-integer", "restricted-removed-11x", "precision-flags-removed-11x",
         "companion-so-needs-safe"}
+
+
+def test_build_without_trtexec_says_what_is_missing(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert main(["build", "--trt-version", "11.4", "--runs", str(tmp_path / "r"), "--",
+                 "--onnx=m.onnx"]) == 2
+    err = capsys.readouterr().err
+    assert "'trtexec' was not found" in err and "existing run directories" in err
+
+
+def test_runs_lists_finished_and_partial_runs(
+    double: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["build", "--runs", "runs", "--", *SAFE_FLAGS]) == 0
+    monkeypatch.setenv("TRTEXEC_DOUBLE_MODE", "crash")
+    assert main(["build", "--runs", "runs", "--", *SAFE_FLAGS]) == 1
+    capsys.readouterr()
+    monkeypatch.setenv("PATH", "/nonexistent")  # listing needs no trtexec
+    assert main(["runs", "--runs", "runs"]) == 0
+    listed = capsys.readouterr().out
+    assert "passed" in listed and "signalled" not in listed
+    assert main(["runs", "--runs", "runs", "--all"]) == 0
+    assert "signalled" in capsys.readouterr().out

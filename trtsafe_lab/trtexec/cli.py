@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from trtsafe_lab.cli import UsageError
-from trtsafe_lab.rundir import load_run
+from trtsafe_lab.rundir import list_runs, load_run
 from trtsafe_lab.trtexec.build import BuildResult, TrtexecBuild, resolve_tool
 from trtsafe_lab.trtexec.options import TOOLS, TrtexecCommand, parse_flags
 from trtsafe_lab.trtexec.progress import ProgressTracker, TerminalProgressBar
@@ -118,7 +118,23 @@ def _cli(args: argparse.Namespace) -> int:
     return 0 if result.ok else 1
 
 
+def _runs_cli(args: argparse.Namespace) -> int:
+    table = list_runs(args.runs, include_partial=args.all)
+    if table.empty:
+        print(f"no {'' if args.all else 'finished '}runs under {args.runs}")
+        return 0
+    with pd.option_context("display.width", 200, "display.max_colwidth", 60):
+        print(table.drop(columns=["path"]).to_string(index=False))
+    return 0
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
+    runs = subparsers.add_parser(
+        "runs", help="list the build run directories under a folder (no TensorRT needed)")
+    runs.add_argument("--runs", default="runs", help="folder of run directories (default runs)")
+    runs.add_argument("--all", action="store_true",
+                      help="also list incomplete (.partial) runs: cancelled, timed out, crashed")
+    runs.set_defaults(func=_runs_cli)
     parser = subparsers.add_parser(
         "build",
         help="check a trtexec/trtexec_safe command against the 11.x rules and run it into a "
