@@ -154,6 +154,12 @@ def test_failed_build_is_a_finished_record_with_exit_1(
     record = load_run(result.run_dir)
     assert record.result["status"] == "failed" and record.result["exit_code"] == 1
     assert "Could not find any implementation" in record.log_path.read_text()
+    # the failure table (logs job's analyze_log) is part of the result and of the run record
+    blamed = "{ForeignNode[onnx::Gather_72...ScatterND_170]}"  # ground truth, INDEX.tsv
+    assert blamed in result.failures()["layer"].tolist()
+    assert blamed in record.failures()["layer"].tolist()
+    assert record.result["failure_table"] == "failures.csv" and record.result["n_failures"] >= 1
+    assert "failures.csv" in {e["path"] for e in record.manifest["files"]}
 
 
 def test_cancel_ends_process_group_without_orphans(

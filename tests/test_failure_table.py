@@ -47,8 +47,7 @@ def test_parser_error_is_recorded_not_swallowed(
 
 
 def test_real_failure_table_of_a_corpus_build(tmp_path: Path, corpus_dir: Path) -> None:
-    """With the logs job merged: the blamed ForeignNode of case 001 (ground truth, INDEX.tsv)."""
-    pytest.importorskip("trtsafe_lab.logs", reason="the logs branch is not merged here yet")
+    """The blamed ForeignNode of case 001 (ground truth, INDEX.tsv), via the logs job's API."""
     log = (corpus_dir / "build-logs/cases/001.log").read_bytes()
     (tmp_path / "build.log").write_bytes(log)
     fields = record_failure_table(tmp_path)

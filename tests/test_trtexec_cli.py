@@ -80,7 +80,10 @@ def test_build_failure_exits_1(
 ) -> None:
     monkeypatch.setenv("TRTEXEC_DOUBLE_CASE", str(corpus_dir / "build-logs/cases/004.log"))
     assert main(["build", "--runs", "runs", "--", *SAFE_FLAGS]) == 1
-    assert "engine        MISSING" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "engine        MISSING" in out
+    # the blamed layer, as read by hand in the corpus INDEX.tsv
+    assert "{ForeignNode[177...Reshape_81 + (Unnamed Layer* 146) [Shuffle]]}" in out
     assert list_runs(double / "runs")["exit_code"].tolist() == [1]
 
 

@@ -97,17 +97,12 @@ def environment_summary(tool_path: Path, cmd: TrtexecCommand) -> dict[str, Any]:
 def record_failure_table(run_path: Path) -> dict[str, Any]:
     """Write the log's failure table to ``failures.csv``; return the result.json fields for it.
 
-    The table comes from :func:`trtsafe_lab.logs.analyze_log` (the logs job). If that module
-    is not part of this installation, or parsing raises, the reason is recorded in the
-    result (``failure_table_note``) instead of a table; the run record itself stays complete.
+    The table comes from :func:`trtsafe_lab.logs.analyze_log` (the logs job; columns as it
+    documents). If parsing raises, the reason is recorded in the result
+    (``failure_table_note``) instead of a table; the run record itself stays complete.
     """
-    try:
-        from trtsafe_lab.logs import analyze_log
-    except ModuleNotFoundError as err:
-        if err.name != "trtsafe_lab.logs":
-            raise
-        return {"failure_table": None,
-                "failure_table_note": "trtsafe_lab.logs is not part of this installation"}
+    from trtsafe_lab.logs import analyze_log
+
     try:
         table = analyze_log(run_path / LOG_NAME).failures
         table.to_csv(run_path / FAILURES_NAME, index=False)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from trtsafe_lab.cli import UsageError
+from trtsafe_lab.logs import columns as C
 from trtsafe_lab.rundir import list_runs, load_run
 from trtsafe_lab.trtexec.build import BuildResult, TrtexecBuild, resolve_tool
 from trtsafe_lab.trtexec.options import TOOLS, TrtexecCommand, parse_flags
@@ -87,7 +88,9 @@ def _summary(result: BuildResult) -> str:
             table = pd.read_csv(result.run_dir / record["failure_table"])
             lines.append(f"failure table: {len(table)} row(s) in {record['failure_table']}")
             if len(table):
-                lines.append(table.head(10).to_string(index=False))
+                shown = table[[C.LAYER, C.CATEGORY, C.PHASE, C.FATAL, C.LINE, C.MESSAGE]].head(10)
+                shown = shown.assign(**{C.MESSAGE: shown[C.MESSAGE].str.slice(0, 70)})
+                lines.append(shown.fillna("").to_string(index=False))
         else:
             lines.append(f"failure table: not made ({record.get('failure_table_note')})")
     return "\n".join(lines)
