@@ -147,7 +147,9 @@ def test_failed_build_is_a_finished_record_with_exit_1(
     workdir: Path, replay: Callable[..., None]
 ) -> None:
     replay(FAILURE_CASE)
-    result = TrtexecBuild(safe_command(), workdir / "runs").run()
+    live: list[str] = []
+    result = TrtexecBuild(safe_command(), workdir / "runs",
+                          on_failure=lambda row: live.append(row["layer"])).run()
     assert result.complete and not result.ok
     assert result.process.returncode == 1
     assert [m.split()[0] for m in result.missing] == ["engine", "companion_so"]
@@ -158,6 +160,7 @@ def test_failed_build_is_a_finished_record_with_exit_1(
     blamed = "{ForeignNode[onnx::Gather_72...ScatterND_170]}"  # ground truth, INDEX.tsv
     assert blamed in result.failures()["layer"].tolist()
     assert blamed in record.failures()["layer"].tolist()
+    assert blamed in live  # seen while the build ran, through the incremental LogParser
     assert record.result["failure_table"] == "failures.csv" and record.result["n_failures"] >= 1
     assert "failures.csv" in {e["path"] for e in record.manifest["files"]}
 
@@ -345,3 +348,16 @@ def test_missing_input_refused_before_a_run_dir_exists(
     with pytest.raises(FileNotFoundError, match=r"net\.engine\.so does not exist"):
         TrtexecBuild(cmd, workdir / "runs").run()
     assert not (workdir / "runs").exists()
+
+
+def test_panel_shows_failures_live(workdir: Path, replay: Callable[..., None]) -> None:
+    pytest.importorskip("ipywidgets")
+    from trtsafe_lab.trtexec.panel import BuildPanel
+
+    replay(FAILURE_CASE)
+    panel = BuildPanel(TrtexecBuild(safe_command(), workdir / "runs")).start()
+    assert panel.thread is not None
+    panel.thread.join(timeout=30)
+    assert panel.result is not None and panel.result.process.returncode == 1
+    assert "failures so far: 7" in panel.failures.value
+    assert "[failed]" in panel.phase.value

@@ -23,6 +23,7 @@ from typing import Any
 
 from trtsafe_lab import __version__
 from trtsafe_lab.artifacts import SafeEnginePair
+from trtsafe_lab.logs import LogParser
 from trtsafe_lab.rundir import FAILURES_NAME, LOG_NAME, RunWriter, utc_now
 from trtsafe_lab.trtexec.options import INPUT_PATH_FLAGS, OUTPUT_PATH_FLAGS, TrtexecCommand
 from trtsafe_lab.trtexec.progress import ProgressTracker
@@ -163,6 +164,9 @@ class TrtexecBuild:
     grace_s: float = 3.0  # SIGTERM -> SIGKILL delay when stopping the process group
     on_line: Callable[[str, str], None] | None = None
     progress: ProgressTracker = field(default_factory=ProgressTracker)
+    # Live failure rows (logs job's incremental parser); on_failure gets each row as it completes.
+    live_parser: LogParser = field(default_factory=lambda: LogParser(keep_events=False))
+    on_failure: Callable[[dict[str, Any]], None] | None = None
     cwd: Path = field(default_factory=Path.cwd)
     _runner: ProcessRunner | None = None
     _cancelled: bool = False
@@ -178,8 +182,14 @@ class TrtexecBuild:
         except OSError as err:
             raise _WriteFailed(err) from err
         self.progress.feed_line(line)
+        self._failures(self.live_parser.feed(line))
         if self.on_line is not None:
             self.on_line(stream, line)
+
+    def _failures(self, rows: list[dict[str, Any]]) -> None:
+        if self.on_failure is not None:
+            for row in rows:
+                self.on_failure(row)
 
     def run(self) -> BuildResult:
         warnings = enforce(self.command)
@@ -243,6 +253,7 @@ class TrtexecBuild:
     def _complete(self, writer: RunWriter, cmd: TrtexecCommand, proc: ProcessResult,
                   warnings: list[Finding], expected: list[ExpectedArtifact],
                   before: dict[Path, tuple[int, int] | None]) -> BuildResult:
+        self._failures(self.live_parser.finish())
         artifacts = [_artifact_entry(a, writer.path, before.get(a.path)) for a in expected]
         missing = [f"{a['kind']} {a['path']}" for a in artifacts
                    if a["role"] == "output" and not a["present"]]

@@ -14,6 +14,7 @@ from collections import deque
 from typing import Any
 
 from trtsafe_lab._optional import require
+from trtsafe_lab.logs import columns as C
 from trtsafe_lab.trtexec.build import BuildResult, TrtexecBuild
 from trtsafe_lab.trtexec.progress import ProgressState
 
@@ -34,10 +35,11 @@ class BuildPanel:
         self.phase = widgets.Label(value="not started")
         self.bar = widgets.FloatProgress(value=0.0, min=0.0, max=1.0, description="progress")
         self.log = widgets.Textarea(value="", layout=widgets.Layout(width="100%", height="300px"))
+        self.failures = widgets.Label(value="failures so far: 0")
         self.cancel_button = widgets.Button(description="Cancel", button_style="danger")
         self.cancel_button.on_click(lambda _b: self.build.cancel())
         self.widget: Any = widgets.VBox(
-            [widgets.HBox([self.bar, self.phase, self.cancel_button]), self.log])
+            [widgets.HBox([self.bar, self.phase, self.cancel_button]), self.failures, self.log])
         user_on_line = build.on_line
         build.progress.listeners.append(self._on_state)
 
@@ -47,6 +49,14 @@ class BuildPanel:
                 user_on_line(stream, line)
 
         build.on_line = on_line
+        self._n_failures = 0
+        build.on_failure = self._on_failure
+
+    def _on_failure(self, row: dict[str, Any]) -> None:
+        self._n_failures += 1
+        where = row.get(C.LAYER) or "no layer named"
+        self.failures.value = (f"failures so far: {self._n_failures}; last: {where} "
+                               f"({row.get(C.CATEGORY)}, {row.get(C.PHASE)})")
 
     def _on_state(self, state: ProgressState) -> None:
         self.bar.value = state.fraction if state.fraction is not None else state.overall
