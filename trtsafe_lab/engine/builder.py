@@ -18,6 +18,7 @@ reference/tensorrt-11.4-python-names.txt and tested with recording test doubles.
 
 from __future__ import annotations
 
+import shlex
 import threading
 import time
 from dataclasses import dataclass, field
@@ -81,12 +82,12 @@ class PythonBuildOptions:
 def check_python_build(options: PythonBuildOptions) -> None:
     """Refuse what the Python path cannot do, before importing tensorrt."""
     if options.safe:
-        argv = " ".join(options.trtexec_equivalent().to_command(_ANY_11X).argv())
+        flags = options.trtexec_equivalent().to_command(_ANY_11X).argv()[1:]
         raise PythonSafeBuildUnsupported(
             "a TensorRT 11.x safe build produces an engine and a companion .so, which needs the "
             "C++ IBuilder::buildSerializedSafeNetwork; the 11.4 Python bindings have no "
             "build_serialized_safe_network. Build it with trtexec instead, e.g.\n  "
-            f"trtsafe-lab build -- {argv.split(' ', 1)[1]}"
+            f"trtsafe-lab build -- {shlex.join(flags)}"
         )
     if options.remote_auto_tuning_config is not None:
         raise ValueError("remote_auto_tuning_config applies only to safe builds (EngineCapability "
