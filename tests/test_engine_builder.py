@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import threading
 from pathlib import Path
 from types import ModuleType
@@ -46,8 +47,9 @@ def test_safe_build_refused_before_importing_tensorrt(
         build_with_python_api(PythonBuildOptions(onnx, safe=True, max_aux_streams=1), tmp_path)
     text = str(info.value)
     assert "build_serialized_safe_network" in text
-    assert "trtsafe-lab build -- --onnx=" in text
-    assert "--safe" in text and "--maxAuxStreams=1" in text
+    suggested = shlex.split(text.split("trtsafe-lab build -- ", 1)[1])  # a path with a space
+    assert f"--onnx={onnx}" in suggested
+    assert "--safe" in suggested and "--maxAuxStreams=1" in suggested
     assert not any(tmp_path.glob("runs*"))
 
 
