@@ -51,7 +51,8 @@ def test_aux_streams_must_be_registered_first() -> None:
             w.execute_async(a)
 
 
-def test_profile_records_and_releases_everything() -> None:
+@pytest.mark.parametrize("events_in_graph", [False, True])
+def test_profile_records_and_releases_everything(events_in_graph: bool) -> None:
     from trtsafe_lab.profile._cuda import ResourceLedger, device_memory_used
     from trtsafe_lab.profile.harness import TIMING_KEYS, TimingConfig, profile
     from trtsafe_lab.profile.reference import ReferenceWorkload, WorkloadSpec
@@ -61,7 +62,7 @@ def test_profile_records_and_releases_everything() -> None:
         profile(w, TimingConfig(1, 2), ledger)  # first run may allocate lazily
         before = device_memory_used(0)
         for _ in range(20):
-            run = profile(w, TimingConfig(warmup=1, iterations=5), ledger)
+            run = profile(w, TimingConfig(1, 5, True, events_in_graph), ledger)
         assert device_memory_used(0) == before
     assert set(ledger.live().values()) == {0}
     assert ledger.created["stream"] == 21 * 4

@@ -164,11 +164,32 @@ def cuda_events(
                 ledger.remove("event")
 
 
+@dataclass(frozen=True)
+class CapturedGraph:
+    """A captured CUDA graph (``graph``) and its instantiated executable (``exec``)."""
+
+    graph: Any
+    exec: Any
+
+    def event_record_nodes(self) -> dict[int, Any]:
+        """Event-record nodes of the graph (external records), keyed by their event's handle."""
+        rt = runtime_api()
+        _, count = check(rt.cudaGraphGetNodes(self.graph, 0), "cudaGraphGetNodes")
+        nodes, _ = check(rt.cudaGraphGetNodes(self.graph, count), "cudaGraphGetNodes")
+        found = {}
+        record = rt.cudaGraphNodeType.cudaGraphNodeTypeEventRecord
+        for node in nodes:
+            if check(rt.cudaGraphNodeGetType(node), "cudaGraphNodeGetType") == record:
+                event = check(rt.cudaGraphEventRecordNodeGetEvent(node), "GetEvent")
+                found[int(event)] = node
+        return found
+
+
 @contextlib.contextmanager
 def captured_graph(
     stream: int, enqueue: Callable[[int], None], ledger: ResourceLedger | None = None
-) -> Iterator[Any]:
-    """Capture ``enqueue(stream)`` into a CUDA graph; yield the instantiated graph exec.
+) -> Iterator[CapturedGraph]:
+    """Capture ``enqueue(stream)`` into a CUDA graph; yield it with its instantiated exec.
 
     Work that ``enqueue`` forks onto other streams with events is captured too (the fork/join
     protocol). The graph and its exec are destroyed on exit.
@@ -193,7 +214,7 @@ def captured_graph(
         if ledger:
             ledger.add("graph_exec")
         check(rt.cudaGraphUpload(exec_, stream), "cudaGraphUpload")
-        yield exec_
+        yield CapturedGraph(graph, exec_)
     finally:
         if exec_ is not None:
             check(rt.cudaGraphExecDestroy(exec_), "cudaGraphExecDestroy")

@@ -35,6 +35,7 @@ def kernel_trace() -> Iterator[list[dict[str, Any]]]:
                 "start_ns": int(act.start), "end_ns": int(act.end),
                 "correlation_id": int(act.correlation_id),
                 "graph_id": int(getattr(act, "graph_id", 0)),
+                "graph_node_id": int(getattr(act, "graph_node_id", 0)),
             })
 
     cupti.activity_register_callbacks(requested, completed)
@@ -49,6 +50,7 @@ def kernel_trace() -> Iterator[list[dict[str, Any]]]:
 def kernel_table(records: list[dict[str, Any]]) -> pd.DataFrame:
     """Kernel records as a table (see :data:`~trtsafe_lab.profile.timeline.KERNEL_COLUMNS`)."""
     table = pd.DataFrame(records, columns=list(KERNEL_COLUMNS[:-1]))
+    table["graph_node_id"] = table["graph_node_id"].fillna(0).astype("int64")
     if table.empty:
         return pd.DataFrame(columns=list(KERNEL_COLUMNS))
     table = table.sort_values("start_ns").reset_index(drop=True)

@@ -55,6 +55,9 @@ class TimingConfig:
     warmup: int = 20
     iterations: int = 200
     use_graph: bool = True
+    # With a graph: record the timing events as nodes inside the graph (re-pointed to each
+    # iteration's events before its launch) instead of between graph launches on the stream.
+    events_in_graph: bool = False
 
     def __post_init__(self) -> None:
         if self.warmup < 0 or self.iterations < 1:
@@ -96,8 +99,8 @@ def forward_pass(
     if not use_graph:
         yield lambda: executor.execute_async(main)
         return
-    with captured_graph(main, executor.execute_async, ledger) as graph_exec:
-        yield lambda: launch_graph(graph_exec, main)
+    with captured_graph(main, executor.execute_async, ledger) as captured:
+        yield lambda: launch_graph(captured.exec, main)
 
 
 def profile(
@@ -105,32 +108,88 @@ def profile(
     ledger: ResourceLedger | None = None,
 ) -> TimedRun:
     """Time ``config.iterations`` forward passes of ``executor`` after ``config.warmup`` ones."""
-    rt = runtime_api()
     n = config.iterations
     with registered_streams(executor, ledger) as main, \
-            forward_pass(executor, main, config.use_graph, ledger) as enqueue, \
-            cuda_events(2 * n + 1, timing=True, ledger=ledger) as events:
+            cuda_events(2 * n + 3, timing=True, ledger=ledger) as events:
+        ref, starts, ends = events[0], events[1:n + 1], events[n + 1:2 * n + 1]
+        if config.use_graph and config.events_in_graph:
+            host = _timed_loop_events_in_graph(executor, main, config, ref, starts, ends,
+                                               events[-2:], ledger)
+        else:
+            with forward_pass(executor, main, config.use_graph, ledger) as enqueue:
+                host = _timed_loop(enqueue, main, config, ref, starts, ends)
+        records = _records(ref, starts, ends, host)
+    return TimedRun(records, config, executor.num_aux_streams, executor.device_memory_bytes)
+
+
+def _timed_loop(enqueue: Callable[[], None], main: int, config: TimingConfig, ref: Any,
+                starts: list[Any], ends: list[Any]) -> list[tuple[float, float]]:
+    rt = runtime_api()
+    for _ in range(config.warmup):
+        enqueue()
+    synchronize(main)
+    host = []
+    check(rt.cudaEventRecord(ref, main), "cudaEventRecord")
+    t0 = time.perf_counter()
+    for start, end in zip(starts, ends, strict=True):
+        a = time.perf_counter()
+        check(rt.cudaEventRecord(start, main), "cudaEventRecord")
+        enqueue()
+        check(rt.cudaEventRecord(end, main), "cudaEventRecord")
+        host.append(((a - t0) * 1e3, (time.perf_counter() - t0) * 1e3))
+    synchronize(main)
+    return host
+
+
+def _timed_loop_events_in_graph(
+    executor: Executor, main: int, config: TimingConfig, ref: Any, starts: list[Any],
+    ends: list[Any], placeholders: list[Any], ledger: ResourceLedger | None,
+) -> list[tuple[float, float]]:
+    rt = runtime_api()
+    first, last = placeholders
+    external = rt.cudaEventRecordExternal
+
+    def timed_pass(stream: int) -> None:
+        check(rt.cudaEventRecordWithFlags(first, stream, external), "cudaEventRecordWithFlags")
+        executor.execute_async(stream)
+        check(rt.cudaEventRecordWithFlags(last, stream, external), "cudaEventRecordWithFlags")
+
+    with captured_graph(main, timed_pass, ledger) as captured:
+        nodes = captured.event_record_nodes()
+        start_node, end_node = nodes[int(first)], nodes[int(last)]
+
+        def point(start: Any, end: Any) -> None:
+            check(rt.cudaGraphExecEventRecordNodeSetEvent(captured.exec, start_node, start),
+                  "cudaGraphExecEventRecordNodeSetEvent")
+            check(rt.cudaGraphExecEventRecordNodeSetEvent(captured.exec, end_node, end),
+                  "cudaGraphExecEventRecordNodeSetEvent")
+
+        point(first, last)
         for _ in range(config.warmup):
-            enqueue()
+            launch_graph(captured.exec, main)
         synchronize(main)
-        ref, starts, ends = events[0], events[1:n + 1], events[n + 1:]
-        host: list[tuple[float, float]] = []
+        host = []
         check(rt.cudaEventRecord(ref, main), "cudaEventRecord")
         t0 = time.perf_counter()
-        for i in range(n):
+        for start, end in zip(starts, ends, strict=True):
             a = time.perf_counter()
-            check(rt.cudaEventRecord(starts[i], main), "cudaEventRecord")
-            enqueue()
-            check(rt.cudaEventRecord(ends[i], main), "cudaEventRecord")
+            point(start, end)
+            launch_graph(captured.exec, main)
             host.append(((a - t0) * 1e3, (time.perf_counter() - t0) * 1e3))
         synchronize(main)
-        records = []
-        for i in range(n):
-            s = float(check(rt.cudaEventElapsedTime(ref, starts[i]), "cudaEventElapsedTime"))
-            e = float(check(rt.cudaEventElapsedTime(ref, ends[i]), "cudaEventElapsedTime"))
-            records.append(dict(zip(TIMING_KEYS, (
-                host[i][0], host[i][1], s, s, s, e, e, e, 0.0, e - s, 0.0, e - s), strict=True)))
-    return TimedRun(records, config, executor.num_aux_streams, executor.device_memory_bytes)
+    return host
+
+
+def _records(ref: Any, starts: list[Any], ends: list[Any],
+             host: list[tuple[float, float]]) -> list[dict[str, float]]:
+    rt = runtime_api()
+    records = []
+    for (enq_start, enq_end), start, end in zip(host, starts, ends, strict=True):
+        s = float(check(rt.cudaEventElapsedTime(ref, start), "cudaEventElapsedTime"))
+        e = float(check(rt.cudaEventElapsedTime(ref, end), "cudaEventElapsedTime"))
+        records.append(dict(zip(TIMING_KEYS, (
+            enq_start, enq_end, s, s, s, e, e, e, 0.0, e - s, 0.0, e - s), strict=True)))
+    return records
 
 
 def bare_graph_replay_ms(

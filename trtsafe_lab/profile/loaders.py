@@ -21,7 +21,7 @@ from typing import Any
 
 import pandas as pd
 
-from trtsafe_lab.profile.rundir import KERNELS, TIMING, read_manifest
+from trtsafe_lab.profile.rundir import GRAPH, KERNELS, TIMING, read_manifest
 
 # trtexec key -> column, in trtexec's order.
 TIME_KEYS = {
@@ -83,8 +83,11 @@ def load_run(path: Path) -> Run:
     if manifest is not None:
         kernels_path = path / KERNELS
         kernels = _read_json(kernels_path) if kernels_path.is_file() else None
+        files = {"timing": path / TIMING}
+        if (path / GRAPH).is_file():
+            files["graph"] = path / GRAPH
         return Run(str(manifest.get("name", path.name)), path, load_times(path / TIMING),
-                   manifest, kernels, {"timing": path / TIMING})
+                   manifest, kernels, files)
     timings = sorted(path.glob("*.timing.json"))
     if len(timings) != 1:
         found = ", ".join(p.name for p in timings) or "none"

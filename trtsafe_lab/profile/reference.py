@@ -100,6 +100,36 @@ def expected_outputs(spec: WorkloadSpec) -> np.ndarray:
     return np.stack(rows)
 
 
+def layer_info(spec: WorkloadSpec, aux_streams: int) -> dict[str, Any]:
+    """This workload's structure in trtexec's ``--exportLayerInfo`` 10.x schema.
+
+    One "layer" per kernel (``branch{b}.step{d}``, LayerType ``kernel``) with the
+    ``StreamId`` it runs on (0 = main stream, i = aux stream i), plus the fork/join sync
+    layers (LayerType ``signal`` / ``wait``) that TensorRT's layer info shows for aux streams.
+    Generated from the workload itself, not by TensorRT.
+    """
+    n_aux = aux_streams
+    layers: list[dict[str, Any]] = []
+
+    def add(name: str, kind: str, stream: int) -> None:
+        layers.append({"Name": name, "LayerType": kind, "StreamId": stream, "Metadata": ""})
+
+    if n_aux:
+        add("fork.signal", "signal", 0)
+        for a in range(1, n_aux + 1):
+            add(f"fork.wait.aux{a}", "wait", a)
+    for branch in range(spec.branches):
+        stream = branch % n_aux + 1 if n_aux else 0
+        for step in range(spec.depth):
+            add(f"branch{branch}.step{step}", "kernel", stream)
+    if n_aux:
+        for a in range(1, n_aux + 1):
+            add(f"join.signal.aux{a}", "signal", a)
+        add("join.wait", "wait", 0)
+    return {"Layers": layers, "Bindings": [], "Source": "trtsafe-lab reference workload"}
+
+
+
 @functools.lru_cache(maxsize=8)
 def _compile(arch: str) -> bytes:
     """NVRTC-compile the kernel to a cubin for ``arch`` (e.g. "sm_90"); cached per process."""
@@ -254,6 +284,10 @@ class ReferenceWorkload:
                 "kernels": self.spec.branches * self.spec.depth,
                 "device_memory_bytes": self.device_memory_bytes,
                 "ideal_speedup": self.ideal_speedup}
+
+    def layer_info(self) -> dict[str, Any]:
+        """This workload's structure as layer info (see :func:`layer_info`)."""
+        return layer_info(self.spec, self.num_aux_streams)
 
     def close(self) -> None:
         """Release events, buffers and the module (idempotent). Synchronize streams first."""

@@ -2,7 +2,8 @@
 
 A run directory holds ``manifest.json`` (what was run, how it was timed, on which GPU, the files
 with sizes and SHA-256) and ``run.timing.json`` (per-iteration records in trtexec's
-``--exportTimes`` schema), optionally ``kernels.json`` (a CUPTI kernel trace). It is written under
+``--exportTimes`` schema), optionally ``run.graph.json`` (layer info in the ``--exportLayerInfo``
+schema) and ``kernels.json`` (a CUPTI kernel trace). It is written under
 a temporary name and renamed when complete, so a crash never leaves something that looks finished.
 """
 
@@ -19,14 +20,18 @@ from typing import Any
 MANIFEST = "manifest.json"
 TIMING = "run.timing.json"
 KERNELS = "kernels.json"
+GRAPH = "run.graph.json"
 SCHEMA = "trtsafe-lab/profile-run/1"
 
 
 def write_run_dir(
     parent: Path, name: str, *, records: list[dict[str, float]], info: dict[str, Any],
-    kernels: list[dict[str, Any]] | None = None,
+    kernels: list[dict[str, Any]] | None = None, extra: dict[str, Any] | None = None,
 ) -> Path:
-    """Write ``parent/name`` atomically; refuses to overwrite an existing run. Returns its path."""
+    """Write ``parent/name`` atomically; refuses to overwrite an existing run. Returns its path.
+
+    ``extra`` maps more file names to JSON payloads (e.g. ``run.graph.json``: layer info).
+    """
     if not name or "/" in name or name.startswith("."):
         raise ValueError(f"run name {name!r} must be a plain folder name")
     final = Path(parent) / name
@@ -38,12 +43,12 @@ def write_run_dir(
         shutil.rmtree(tmp)
     tmp.mkdir(parents=True)
     try:
-        files = {TIMING: records}
+        files: dict[str, Any] = {TIMING: records, **(extra or {})}
         if kernels is not None:
             files[KERNELS] = kernels
         listing = {}
         for fname, payload in files.items():
-            data = json.dumps(payload, indent=1).encode()
+            data = json.dumps(payload, separators=(",", ":")).encode()
             (tmp / fname).write_bytes(data)
             listing[fname] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
         manifest = {"schema": SCHEMA, "name": name,

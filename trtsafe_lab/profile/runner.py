@@ -11,7 +11,9 @@ from typing import Any
 from trtsafe_lab.profile._cuda import activate_device, device_properties
 from trtsafe_lab.profile.harness import TimedRun, TimingConfig, profile
 from trtsafe_lab.profile.reference import ReferenceWorkload, WorkloadSpec
-from trtsafe_lab.profile.rundir import write_run_dir
+from trtsafe_lab.profile.rundir import GRAPH, write_run_dir
+
+TRACE_ITERATIONS = 5
 
 
 def run_name(spec: WorkloadSpec, aux_streams: int, use_graph: bool) -> str:
@@ -52,9 +54,12 @@ def run_reference(
             if trace:
                 from trtsafe_lab.profile.cupti_trace import kernel_trace
 
+                # A short separate traced run in the same mode (tracing perturbs timing).
                 with kernel_trace() as kernels:
-                    profile(workload, TimingConfig(warmup=1, iterations=3, use_graph=False))
+                    profile(workload, TimingConfig(warmup=0, iterations=TRACE_ITERATIONS,
+                                                   use_graph=timing.use_graph))
             written.append(write_run_dir(
                 out_dir, run_name(spec, aux, timing.use_graph), records=run.records,
-                info=run_info(workload, run, command, gpu), kernels=kernels))
+                info=run_info(workload, run, command, gpu), kernels=kernels,
+                extra={GRAPH: workload.layer_info()}))
     return written
