@@ -84,8 +84,9 @@ def load_run(path: Path) -> Run:
         kernels_path = path / KERNELS
         kernels = _read_json(kernels_path) if kernels_path.is_file() else None
         files = {"timing": path / TIMING}
-        if (path / GRAPH).is_file():
-            files["graph"] = path / GRAPH
+        for kind, fname in (("graph", GRAPH), ("profile", "run.profile.json")):
+            if (path / fname).is_file():
+                files[kind] = path / fname
         return Run(str(manifest.get("name", path.name)), path, load_times(path / TIMING),
                    manifest, kernels, files)
     timings = sorted(path.glob("*.timing.json"))

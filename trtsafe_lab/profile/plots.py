@@ -82,12 +82,18 @@ def plot_memory_vs_latency(comparison: pd.DataFrame, *, ax: Axes | None = None) 
     """Device memory (MiB) against median latency, one labelled point per run."""
     fig, ax = _axes(ax)
     rows = comparison.dropna(subset=["device_memory_bytes"])
-    mib = rows["device_memory_bytes"].to_numpy(float) / 2**20
-    ax.scatter(rows["median_ms"], mib)
-    for name, xv, yv in zip(rows["run"], rows["median_ms"], mib, strict=True):
-        ax.annotate(str(name), (xv, yv), fontsize=7, xytext=(4, 4), textcoords="offset points")
+    raw = rows["device_memory_bytes"].to_numpy(float)
+    unit, scale = next(((u, f) for u, f in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10))
+                        if len(raw) and raw.max() >= f), ("bytes", 1))
+    mem = raw / scale
+    ax.scatter(rows["median_ms"], mem)
+    for name, xv, yv in zip(rows["run"], rows["median_ms"], mem, strict=True):
+        left = xv < rows["median_ms"].mean()
+        ax.annotate(str(name), (xv, yv), fontsize=7, xytext=(4 if left else -4, 4),
+                    textcoords="offset points", ha="left" if left else "right")
+    ax.margins(x=0.15, y=0.15)
     ax.set_xlabel("median latency (ms)")
-    ax.set_ylabel("device memory (MiB)")
+    ax.set_ylabel(f"device memory ({unit})")
     ax.set_title("Memory cost vs latency")
     if len(rows) == 0:
         ax.text(0.5, 0.5, "no run records its device memory", ha="center", transform=ax.transAxes)
