@@ -207,8 +207,9 @@ def test_kernel_layer_profile_from_graph_replays() -> None:
             start = it * 1000 + node * 5
             rows.append({"kernel_name": "k", "stream_id": stream, "start_ns": start,
                          "end_ns": start + dur, "correlation_id": 100 + it, "graph_id": 9,
-                         "graph_node_id": 40 - node})  # ids need not increase with order
+                         "graph_node_id": 40 + 3 * node})  # capture order, with gaps
+    rows.append({**rows[0], "graph_id": 0, "graph_node_id": 0, "correlation_id": 1})  # eager
     prof = kernel_layer_profile(pd.DataFrame(rows), ["a", "b", "c"])
     assert prof["layer_name"].tolist() == ["a", "b", "c"]
-    assert prof["median_ms"].tolist() == pytest.approx([30e-6, 20e-6, 10e-6])
+    assert prof["median_ms"].tolist() == pytest.approx([10e-6, 20e-6, 30e-6])
     assert prof["count"].tolist() == [3, 3, 3] and prof["stream_id"].tolist() == ["5", "6", "5"]

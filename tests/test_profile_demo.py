@@ -13,6 +13,7 @@ from trtsafe_lab.profile.compare import compare_runs, samples_table
 from trtsafe_lab.profile.cupti_trace import kernel_table
 from trtsafe_lab.profile.profile_demo import example_runs, kernel_names, run_demo
 from trtsafe_lab.profile.timeline import (
+    kernel_iterations,
     kernel_layer_profile,
     last_iteration,
     overlap_summary,
@@ -50,6 +51,10 @@ def test_cupti_traces_overlap_only_with_aux_streams(groups) -> None:
     four = overlap_summary(last_iteration(kernel_table(aux.kernels or []), 32))
     assert one["streams"] == 1 and one["cross_stream_overlap_ns"] == 0
     assert four["streams"] == 4 and four["overlap_fraction"] > 0.5
+    # graph_node_id order is capture order: within each branch, step d starts before d+1
+    numbered = kernel_iterations(kernel_table(aux.kernels or []), 32)
+    for _, group in numbered.groupby([numbered["iteration"], numbered["index"] // 8]):
+        assert group.sort_values("index")["start_ns"].is_monotonic_increasing
     layers = kernel_layer_profile(kernel_table(aux.kernels or []), names)
     by_branch = layers.groupby(layers["layer_name"].str.split(".").str[0])["stream_id"]
     assert (by_branch.nunique() == 1).all() and by_branch.first().nunique() == 4
@@ -79,3 +84,18 @@ def test_plots_return_figures_and_draw_on_given_axes(groups) -> None:
     target = host.add_subplot()
     assert plots.plot_latency_ecdf(samples_table(runs), ax=target) is host
     assert len(target.lines) == 2
+
+
+def test_facade_tables(groups) -> None:
+    from trtsafe_lab.profile.session import ProfileComparison
+
+    runs = groups["ref-b4-d8-g4x128-i4096"]
+    cmp = ProfileComparison(runs)
+    assert cmp.get_comparison()["run"].tolist() == [r.name for r in runs]
+    aux = runs[1].name
+    assert cmp.get_overlap(aux)["streams"] == 4
+    assert len(cmp.get_layer_profile(aux)) == 32
+    timeline = cmp.get_stream_timeline(aux)
+    assert timeline["is_sync"].sum() == 10  # fork signal + 4 waits, 4 join signals + wait
+    with pytest.raises(KeyError, match="no run named"):
+        cmp.run("nope")

@@ -62,3 +62,29 @@ def test_run_dir_is_atomic_and_loadable(tmp_path: Path) -> None:
     assert run.times["compute_ms"].tolist() == [0.5]
     with pytest.raises(FileExistsError):
         write_run_dir(tmp_path, "r1", records=records, info={})
+
+
+def test_cli_reference_rejects_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    from trtsafe_lab.cli import main
+
+    assert main(["profile", "reference", "--branches", "2", "--aux", "0,4"]) == 2
+    assert "more aux streams than --branches" in capsys.readouterr().err
+    assert main(["profile", "reference", "--events-in-graph"]) == 2
+    with pytest.raises(SystemExit):
+        main(["profile", "reference", "--aux", "0,x"])
+
+
+def test_engine_executor_names_are_checked_against_the_names_file(corpus_dir: Path) -> None:
+    """Every tensorrt attribute engine.py touches is in the 11.4 names file, except the ones it
+    documents as missing there (and probes for at run time)."""
+    import re
+
+    from trtsafe_lab.profile import engine
+
+    names_file = corpus_dir.parent / "reference" / "tensorrt-11.4-python-names.txt"
+    names = set(names_file.read_text().split())
+    source = Path(engine.__file__).read_text()
+    used = set(re.findall(r"(?:self\.engine|self\.context|trt|Logger)\.([A-Za-z_]+)", source))
+    used |= set(engine.EXECUTE_NAMES) | set(engine.DEVICE_MEMORY_NAMES)
+    assert used - names == set(engine.NOT_IN_NAMES_FILE)
+    assert {"execute_async", "set_aux_streams", "num_aux_streams"} <= names

@@ -61,7 +61,10 @@ def _reference(args: argparse.Namespace) -> int:
     if max(args.aux) > spec.branches:
         raise UsageError(f"--aux {max(args.aux)} is more aux streams than --branches "
                          f"{spec.branches}")
-    timing = TimingConfig(warmup=args.warmup, iterations=args.iterations, use_graph=args.graph)
+    if args.events_in_graph and not args.graph:
+        raise UsageError("--events-in-graph needs --graph")
+    timing = TimingConfig(warmup=args.warmup, iterations=args.iterations, use_graph=args.graph,
+                          events_in_graph=args.events_in_graph)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     paths = run_reference(spec, args.aux, timing, out, command=["trtsafe-lab", *sys.argv[1:]],
@@ -76,7 +79,7 @@ def _engine(args: argparse.Namespace) -> int:
 
     paths = profile_engine(Path(args.engine), aux_streams=args.aux_streams,
                            warmup=args.warmup, iterations=args.iterations,
-                           use_graph=args.graph, out_dir=Path(args.out))
+                           use_graph=args.graph, out_dir=Path(args.out), trace=args.trace)
     for path in paths:
         print(path)
     return 0
@@ -109,7 +112,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     ref.add_argument("--graph", action="store_true", help="replay a captured CUDA graph")
     ref.add_argument("--warmup", type=int, default=20)
     ref.add_argument("--iterations", type=_positive, default=200)
-    ref.add_argument("--trace", action="store_true", help="also record a CUPTI kernel trace")
+    ref.add_argument("--events-in-graph", action="store_true",
+                     help="with --graph: record the timing events inside the graph")
+    ref.add_argument("--trace", action="store_true",
+                     help="also record a CUPTI kernel trace (needs cupti-python)")
     ref.add_argument("--out", default="out/profile", help="parent folder of the run directories")
     ref.set_defaults(func=_reference)
 
@@ -119,6 +125,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                      help="how many of the engine's aux streams to give it, comma-separated; "
                      "default: what the engine asks for (num_aux_streams)")
     eng.add_argument("--graph", action="store_true", help="replay a captured CUDA graph")
+    eng.add_argument("--trace", action="store_true",
+                     help="also record a CUPTI kernel trace (needs cupti-python)")
     eng.add_argument("--warmup", type=int, default=20)
     eng.add_argument("--iterations", type=_positive, default=200)
     eng.add_argument("--out", default="out/profile", help="parent folder of the run directories")

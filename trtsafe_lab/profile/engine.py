@@ -70,7 +70,7 @@ class TensorRTEngineExecutor:
         activate_device(device)
         self._buffers: list[Any] = []
         self._aux: list[int] | None = None
-        logger = trt.Logger(trt.Logger.WARNING)
+        logger = trt.Logger()  # default severity: warnings and errors
         self._runtime = trt.Runtime(logger)
         self.engine = self._runtime.deserialize_cuda_engine(Path(engine_path).read_bytes())
         if self.engine is None:
@@ -138,7 +138,7 @@ class TensorRTEngineExecutor:
 
 def profile_engine(engine_path: Path, *, aux_streams: Sequence[int] | None, warmup: int,
                    iterations: int, use_graph: bool, out_dir: Path,
-                   device: int = 0) -> list[Path]:
+                   device: int = 0, trace: bool = False) -> list[Path]:
     """Profile an engine once and write a run directory. ``aux_streams`` may only restate the
     engine's own count: it is fixed when the engine is built (``max_aux_streams``)."""
     from trtsafe_lab.profile.harness import TimingConfig, profile
@@ -153,6 +153,13 @@ def profile_engine(engine_path: Path, *, aux_streams: Sequence[int] | None, warm
                 f"time; to profile {wanted}, build one engine per count (trtexec "
                 "--maxAuxStreams=N, or IBuilderConfig.max_aux_streams) and profile each")
         run = profile(executor, timing)
+        kernels = None
+        if trace:
+            from trtsafe_lab.profile.cupti_trace import kernel_trace
+            from trtsafe_lab.profile.runner import TRACE_ITERATIONS
+
+            with kernel_trace() as kernels:
+                profile(executor, TimingConfig(0, TRACE_ITERATIONS, use_graph))
         name = f"{Path(engine_path).name}-aux{executor.num_aux_streams}-" + (
             "graph" if use_graph else "eager")
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -163,4 +170,4 @@ def profile_engine(engine_path: Path, *, aux_streams: Sequence[int] | None, warm
                 "device_memory_bytes": executor.device_memory_bytes,
                 "gpu": device_properties(device),
                 "date_utc": dt.datetime.now(dt.timezone.utc).date().isoformat()}
-        return [write_run_dir(out_dir, name, records=run.records, info=info)]
+        return [write_run_dir(out_dir, name, records=run.records, info=info, kernels=kernels)]

@@ -95,10 +95,16 @@ def registered_streams(
 def forward_pass(
     executor: Executor, main: int, use_graph: bool, ledger: ResourceLedger | None = None
 ) -> Iterator[Callable[[], None]]:
-    """Yield a callable that enqueues one forward pass on ``main`` (graph replay or eager)."""
+    """Yield a callable that enqueues one forward pass on ``main`` (graph replay or eager).
+
+    Before a capture, one eager pass is run and synchronized, so one-time work of the executor
+    (TensorRT allocates and initialises on its first enqueue) stays out of the graph.
+    """
     if not use_graph:
         yield lambda: executor.execute_async(main)
         return
+    executor.execute_async(main)
+    synchronize(main)
     with captured_graph(main, executor.execute_async, ledger) as captured:
         yield lambda: launch_graph(captured.exec, main)
 
@@ -148,6 +154,8 @@ def _timed_loop_events_in_graph(
     rt = runtime_api()
     first, last = placeholders
     external = rt.cudaEventRecordExternal
+    executor.execute_async(main)  # priming pass outside the capture, as in forward_pass
+    synchronize(main)
 
     def timed_pass(stream: int) -> None:
         check(rt.cudaEventRecordWithFlags(first, stream, external), "cudaEventRecordWithFlags")

@@ -94,13 +94,15 @@ def kernel_iterations(kernels: pd.DataFrame, per_iteration: int) -> pd.DataFrame
 
     Eager launches: each kernel has its own ``correlation_id``, in launch order. CUDA graph
     replays: all kernels of one replay share the launch's ``correlation_id``, and
-    ``graph_node_id`` follows capture order. A trailing partial pass is dropped.
+    ``graph_node_id`` follows capture order; a trace holding both keeps only the graph replays.
+    A trailing partial pass is dropped.
     """
     if per_iteration < 1:
         raise ValueError("per_iteration must be >= 1")
     table = kernels.copy()
-    graph = "graph_node_id" in table and (table["graph_id"] != 0).all()
-    if graph:
+    graph = "graph_node_id" in table and (table["graph_id"] != 0).any()
+    if graph:  # graph replays only: eager kernels (e.g. a priming pass) are dropped
+        table = table[table["graph_id"] != 0]
         table = table.sort_values(["correlation_id", "graph_node_id"]).reset_index(drop=True)
         table["iteration"] = table.groupby("correlation_id", sort=True).ngroup()
         table["index"] = table.groupby("correlation_id").cumcount()
