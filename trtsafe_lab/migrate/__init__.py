@@ -15,6 +15,7 @@ from trtsafe_lab.migrate.check import (
     has_errors,
     migration_findings,
 )
+from trtsafe_lab.migrate.demo import example_project
 from trtsafe_lab.migrate.rules import FINDING_COLUMNS, RULES, Finding, Rule, rules_frame
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "Finding",
     "Rule",
     "check_paths",
+    "example_project",
     "findings_frame",
     "has_errors",
     "migration_findings",

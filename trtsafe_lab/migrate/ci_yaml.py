@@ -110,7 +110,12 @@ def analyse_yaml(text: str, path: str) -> Facts:
         documents = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
-        raise YamlSyntaxError(str(err).split("\n")[0], mark.line + 1 if mark else 1) from err
+        what = ", ".join(
+            str(part)
+            for part in (getattr(err, "context", None), getattr(err, "problem", None))
+            if part
+        )
+        raise YamlSyntaxError(what or str(err), mark.line + 1 if mark else 1) from err
     for document in documents:
         if document is not None:
             _visit(document, Variables(), path, facts)
