@@ -243,3 +243,35 @@ def test_a_file_that_raises_on_read_is_reported(tmp_path: Path) -> None:
     (finding,) = analyse_file(folder).findings
     assert finding.rule == "file-unreadable"
     assert "cannot read" in finding.message
+
+
+def test_cpp_11x_shapes_seen_in_public_samples_give_no_finding(tmp_path: Path) -> None:
+    # The call shapes of NVIDIA's 11.x safety samples (written here, not copied): an optional
+    # companion path, a helper that registers aux streams, a clone per thread.
+    text = (
+        "void run(std::vector<char> const& blob, std::string const& engine, Recorder& rec) {\n"
+        "    std::vector<nvinfer2::safe::ITRTGraph*> graphs(2);\n"
+        "    auto const soPath = resolveCompanion(engine);\n"
+        "    SAFE_API_CALL(nvinfer2::safe::createTRTGraph(graphs[0], blob.data(), blob.size(),\n"
+        "        soPath ? soPath->c_str() : nullptr, rec, true), rec);\n"
+        "    auto keep = common::setUpAuxStreamsOn(*graphs[0], rec);\n"
+        "    SAFE_API_CALL(graphs[0]->executeAsync(stream), rec);\n"
+        "    SAFE_API_CALL(graphs[0]->sync(), rec);\n"
+        "    CUDA_CHECK(cudaStreamDestroy(stream));\n"
+        "}\n"
+    )
+    assert rules_at(tmp_path, "sample11.cpp", text) == []
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "createTRTGraph(g, blob.data(), size, *recorders[0], true)",
+        "createTRTGraph(g, engineFile.data(), engineFileSize, g_recorder, true, nullptr)",
+        "createTRTGraph(g, b.data(), b.size(), *recs[0], !args.useScratch, &getAllocator())",
+        "createTRTGraph(g, b.data(), b.size(), nullptr, rec, true, nullptr)",
+    ],
+)
+def test_cpp_10x_create_graph_shapes_are_missing_the_companion(tmp_path: Path, call: str) -> None:
+    text = f"void f() {{\n    {call};\n}}\n"
+    assert rules_at(tmp_path, "create.cpp", text) == [(2, "companion-so-missing")]

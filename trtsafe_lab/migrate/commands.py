@@ -83,7 +83,7 @@ def _options(argv: list[Word]) -> list[tuple[str, str | None, Word]]:
     return out
 
 
-def _remote_paths_outside_overlay(config: str) -> list[str]:
+def remote_paths_outside_overlay(config: str) -> list[str]:
     """``key=value`` pairs of a remoteAutoTuningConfig whose remote path is not in the overlay."""
     query = urlsplit(config).query if "://" in config else config.partition("?")[2]
     bad: list[str] = []
@@ -122,7 +122,7 @@ def _check_trtexec(argv: list[Word], name: str, file: str, facts: Facts) -> None
                 )
             )
         elif opt == "remoteAutoTuningConfig" and value:
-            bad = _remote_paths_outside_overlay(value)
+            bad = remote_paths_outside_overlay(value)
             if bad:
                 facts.findings.append(
                     make_finding(

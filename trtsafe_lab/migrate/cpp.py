@@ -11,9 +11,20 @@ from __future__ import annotations
 import re
 
 from trtsafe_lab.migrate import cpp_tree as t
-from trtsafe_lab.migrate.commands import Facts
-from trtsafe_lab.migrate.cpp_tree import Node
+from trtsafe_lab.migrate.commands import (
+    OVERLAY,
+    TRTEXEC,
+    TRTEXEC_SAFE,
+    Facts,
+    analyse_command,
+    program_name,
+    remote_paths_outside_overlay,
+)
+from trtsafe_lab.migrate.cpp_streams import aux_destroyed_early, aux_unregistered, error_exit
+from trtsafe_lab.migrate.cpp_tree import Node, SourceFile
 from trtsafe_lab.migrate.rules import Finding, make_finding
+from trtsafe_lab.migrate.shell import parse_shell
+from trtsafe_lab.migrate.words import Word
 
 _STRINGS = ("string_literal", "raw_string_literal", "concatenated_string")
 _SAFETY_CAPABILITIES = {"kSAFETY", "kSAFE_GPU"}
@@ -26,33 +37,6 @@ _BUILD_CALLS = {
 _PATH_WRAPPERS = {"c_str", "data", "string", "generic_string", "native", "u8string"}
 _PATH_CONSTRUCTORS = {"string", "path", "basic_string"}
 _ABSOLUTE_CALLS = {"absolute", "canonical", "weakly_canonical", "realpath"}
-_ZERO_AUX_COMMENT = re.compile(r"maxAuxStreams\s*[=:]?\s*0\b|max_aux_streams\s*=\s*0\b")
-_ERROR_EXITS = {"return_statement", "throw_statement"}
-
-
-class _File:
-    """One parsed translation unit and lookups shared by the rules."""
-
-    def __init__(self, source: bytes, path: str) -> None:
-        self.path = path
-        self.root = t.parse(source)
-        self.calls = list(t.calls(self.root))
-        self.defs = t.definitions(self.root)
-
-    def by_name(self, *names: str) -> list[Node]:
-        return [c for c in self.calls if t.callee_name(c) in names]
-
-    def value_of(self, name: str, before: int, function: Node | None) -> Node | None:
-        """The value last given to ``name`` before byte ``before`` (same function first)."""
-        best: Node | None = None
-        fallback: Node | None = None
-        for start, decl, value in self.defs.get(name, []):
-            if function is not None and t.enclosing_function(decl) == function:
-                if start < before:
-                    best = value
-            elif t.enclosing_function(decl) is None:
-                fallback = value
-        return best if best is not None else fallback
 
 
 def _string_value(node: Node) -> str:
@@ -62,7 +46,7 @@ def _string_value(node: Node) -> str:
 
 
 def _path_value(
-    file: _File, node: Node | None, function: Node | None, depth: int = 0
+    file: SourceFile, node: Node | None, function: Node | None, depth: int = 0
 ) -> Node | None:
     """The string literal a path expression comes from, or None when it cannot be known.
 
@@ -96,7 +80,7 @@ def _path_value(
     return None
 
 
-def _looks_like_recorder(file: _File, node: Node) -> bool:
+def _looks_like_recorder(file: SourceFile, node: Node) -> bool:
     if node.type == "pointer_expression":
         return True
     name = t.root_name(node)
@@ -105,7 +89,7 @@ def _looks_like_recorder(file: _File, node: Node) -> bool:
     return bool(name) and "Recorder" in t.declared_type(file.root, name)
 
 
-def _create_graph(file: _File) -> list[Finding]:
+def _create_graph(file: SourceFile) -> list[Finding]:
     out: list[Finding] = []
     for call in file.by_name("createTRTGraph"):
         args = t.arguments(call)
@@ -142,7 +126,7 @@ def _create_graph(file: _File) -> list[Finding]:
     return out
 
 
-def _safety_configs(file: _File, scope: Node | None) -> set[str]:
+def _safety_configs(file: SourceFile, scope: Node | None) -> set[str]:
     """Names of builder configs set to the SAFETY capability inside ``scope`` (None: file)."""
     names: set[str] = set()
     for call in file.by_name("setEngineCapability"):
@@ -154,7 +138,7 @@ def _safety_configs(file: _File, scope: Node | None) -> set[str]:
     return names
 
 
-def _safe_build(file: _File) -> list[Finding]:
+def _safe_build(file: SourceFile) -> list[Finding]:
     out: list[Finding] = []
     file_configs = _safety_configs(file, None)
     for call in file.by_name("buildSerializedNetwork"):
@@ -175,7 +159,7 @@ def _safe_build(file: _File) -> list[Finding]:
     return out
 
 
-def _safety_scope(file: _File) -> list[Finding]:
+def _safety_scope(file: SourceFile) -> list[Finding]:
     lines = sorted(
         {
             t.line(n)
@@ -186,7 +170,7 @@ def _safety_scope(file: _File) -> list[Finding]:
     return [make_finding("safety-scope-noop", file.path, n, "kSAFETY_SCOPE") for n in lines]
 
 
-def _checked(file: _File, call: Node, function: Node) -> bool:
+def _checked(file: SourceFile, call: Node, function: Node) -> bool:
     """True when the result of build ``call`` is tested (if / ! / assert) in ``function``."""
     holder = t.has_ancestor(call, {"if_statement", "conditional_expression"}, function)
     if holder is not None:
@@ -221,10 +205,10 @@ def _early_reject(call: Node, function: Node) -> bool:
     if condition is None or not condition.start_byte <= call.start_byte < condition.end_byte:
         return False
     consequence = branch.child_by_field_name("consequence")
-    return consequence is not None and any(n.type in _ERROR_EXITS for n in t.walk(consequence))
+    return error_exit(consequence)
 
 
-def _network_supported(file: _File) -> list[Finding]:
+def _network_supported(file: SourceFile) -> list[Finding]:
     out: list[Finding] = []
     for call in file.by_name("isNetworkSupported"):
         function = t.enclosing_function(call)
@@ -261,103 +245,45 @@ def _network_supported(file: _File) -> list[Finding]:
     return out
 
 
-def _is_graph_execute(call: Node) -> bool:
-    return t.receiver(call) is not None and len(t.arguments(call)) == 1
+def _literal_words(node: Node) -> list[Word]:
+    """Words of a string literal (or adjacent literals) as shell text, with their lines."""
+    value = _string_value(node)
+    commands = parse_shell(value, t.line(node)) if value else []
+    return commands[0] if len(commands) == 1 else []
 
 
-def _aux_registered(file: _File) -> list[Node]:
-    return [c for c in file.calls if "AuxStreams" in t.callee_name(c)]
-
-
-def _zero_aux_evidence(file: _File) -> bool:
-    for call in file.by_name("setMaxAuxStreams"):
+def _command_strings(file: SourceFile) -> Facts:
+    """trtexec command lines written in C/C++: ``system("trtexec ...")`` / ``popen`` strings
+    and argv initialisers such as ``{"trtexec", "--safe", "--fp16"}``."""
+    facts = Facts()
+    for call in file.by_name("system", "popen", "execl", "execlp", "execv", "execvp"):
         args = t.arguments(call)
-        if args and t.text(args[0]) in ("0", "0U", "0u"):
-            return True
-    return any(
-        n.type == "comment" and _ZERO_AUX_COMMENT.search(t.text(n)) for n in t.walk(file.root)
-    )
-
-
-def _aux_unregistered(file: _File) -> list[Finding]:
-    executes = [c for c in file.by_name("executeAsync") if _is_graph_execute(c)]
-    if not executes or _zero_aux_evidence(file):
-        return []
-    registered = _aux_registered(file)
-    out: list[Finding] = []
-    seen_functions: set[int] = set()
-    for call in executes:
-        function = t.enclosing_function(call)
-        key = function.start_byte if function is not None else -1
-        if key in seen_functions:
+        if args and args[0].type in _STRINGS:
+            for argv in parse_shell(_string_value(args[0]), t.line(args[0])):
+                facts.extend(analyse_command(argv, file.path))
+    for node in t.walk(file.root):
+        if node.type != "initializer_list":
             continue
-        seen_functions.add(key)
-        if not registered:
-            detail = "executeAsync with no getNbAuxStreams/setAuxStreams in this file"
-        else:
-            local = [c for c in registered if t.enclosing_function(c) == function]
-            if not local or any(c.start_byte < call.start_byte for c in local):
-                continue
-            detail = "setAuxStreams/getNbAuxStreams come after the first executeAsync"
-        out.append(make_finding("aux-streams-unregistered", file.path, t.line(call), detail))
-    return out
-
-
-def _range_source(call: Node, function: Node, name: str) -> str:
-    """For ``for (auto s : auxStreams) cudaStreamDestroy(s)`` return ``auxStreams``."""
-    loop = t.has_ancestor(call, {"for_range_loop"}, function)
-    while loop is not None:
-        declarator = loop.child_by_field_name("declarator")
-        names = {t.text(n) for n in t.walk(declarator) if n.type == "identifier"}
-        if name in names:
-            return t.root_name(loop.child_by_field_name("right"))
-        loop = t.has_ancestor(loop, {"for_range_loop"}, function)
-    return name
-
-
-def _error_path(node: Node, function: Node) -> bool:
-    """True when ``node`` sits in an if-branch that leaves the function (cleanup on error)."""
-    branch = t.has_ancestor(node, {"if_statement"}, function)
-    if branch is None:
-        return False
-    consequence = branch.child_by_field_name("consequence")
-    return consequence is not None and any(n.type in _ERROR_EXITS for n in t.walk(consequence))
-
-
-def _aux_destroyed_early(file: _File) -> list[Finding]:
-    out: list[Finding] = []
-    functions = {
-        f.start_byte: f for c in file.by_name("sync") if (f := t.enclosing_function(c)) is not None
-    }
-    for function in functions.values():
-        local = list(t.calls(function))
-        syncs = [c for c in local if t.callee_name(c) == "sync" and t.receiver(c) is not None]
-        executes = [c for c in local if t.callee_name(c) == "executeAsync" and _is_graph_execute(c)]
-        if not syncs or not executes:
+        items = [n for n in node.named_children if n.type != "comment"]
+        if not items or items[0].type not in _STRINGS:
             continue
-        aux_names = {
-            t.root_name(t.arguments(c)[0])
-            for c in local
-            if t.callee_name(c) == "setAuxStreams" and t.arguments(c)
-        }
-        last_sync = max(c.start_byte for c in syncs)
-        first_execute = min(c.start_byte for c in executes)
-        for call in local:
-            if t.callee_name(call) != "cudaStreamDestroy" or not t.arguments(call):
-                continue
-            name = _range_source(call, function, t.root_name(t.arguments(call)[0]))
-            if name not in aux_names and "aux" not in name.lower():
-                continue
-            if first_execute < call.start_byte < last_sync and not _error_path(call, function):
-                stream = t.text(t.arguments(call)[0])
-                detail = f"cudaStreamDestroy({stream}) before the final sync()"
-                out.append(
-                    make_finding("aux-streams-destroyed-early", file.path, t.line(call), detail)
+        argv = [Word(_string_value(n), t.line(n)) for n in items if n.type in _STRINGS]
+        if program_name(argv[0]) in (TRTEXEC, TRTEXEC_SAFE):
+            facts.extend(analyse_command(argv, file.path))
+    for call in file.by_name("setRemoteAutoTuningConfig"):
+        args = t.arguments(call)
+        literal = _path_value(file, args[0], t.enclosing_function(call)) if args else None
+        if literal is not None:
+            bad = remote_paths_outside_overlay(_string_value(literal))
+            if bad:
+                detail = "remote path(s) " + ", ".join(bad) + f" not under {OVERLAY}"
+                facts.findings.append(
+                    make_finding("remote-autotuning-overlay", file.path, t.line(literal), detail)
                 )
-    return out
+    return facts
 
 
-def _safety_evidence(file: _File) -> bool:
+def _safety_evidence(file: SourceFile) -> bool:
     """True when the source uses the safety runtime or builds with the SAFETY capability."""
     for node in t.walk(file.root):
         if node.type == "identifier" and t.text(node) in _SAFETY_CAPABILITIES | {"createTRTGraph"}:
@@ -369,7 +295,7 @@ def _safety_evidence(file: _File) -> bool:
 
 def analyse_cpp(source: bytes, path: str) -> Facts:
     """All C/C++ findings for one source file (``path`` is what findings report)."""
-    file = _File(source, path)
+    file = SourceFile(source, path)
     facts = Facts(safety=_safety_evidence(file))
     error = t.first_error(file.root)
     if error is not None:
@@ -386,8 +312,9 @@ def analyse_cpp(source: bytes, path: str) -> Facts:
         _safe_build,
         _safety_scope,
         _network_supported,
-        _aux_unregistered,
-        _aux_destroyed_early,
+        aux_unregistered,
+        aux_destroyed_early,
     ):
         facts.findings.extend(rule(file))
+    facts.extend(_command_strings(file))
     return facts

@@ -184,3 +184,28 @@ def declared_type(root: Node, name: str) -> str:
                 if child.type in ("identifier", "field_identifier") and text(child) == name:
                     return text(node.child_by_field_name("type"))
     return ""
+
+
+class SourceFile:
+    """One parsed translation unit and lookups shared by the rules."""
+
+    def __init__(self, source: bytes, path: str) -> None:
+        self.path = path
+        self.root = parse(source)
+        self.calls = list(calls(self.root))
+        self.defs = definitions(self.root)
+
+    def by_name(self, *names: str) -> list[Node]:
+        return [c for c in self.calls if callee_name(c) in names]
+
+    def value_of(self, name: str, before: int, function: Node | None) -> Node | None:
+        """The value last given to ``name`` before byte ``before`` (same function first)."""
+        best: Node | None = None
+        fallback: Node | None = None
+        for start, decl, value in self.defs.get(name, []):
+            if function is not None and enclosing_function(decl) == function:
+                if start < before:
+                    best = value
+            elif enclosing_function(decl) is None:
+                fallback = value
+        return best if best is not None else fallback

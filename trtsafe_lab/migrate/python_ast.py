@@ -15,7 +15,13 @@ from __future__ import annotations
 
 import ast
 
-from trtsafe_lab.migrate.commands import Facts, analyse_command, make_ship_step
+from trtsafe_lab.migrate.commands import (
+    OVERLAY,
+    Facts,
+    analyse_command,
+    make_ship_step,
+    remote_paths_outside_overlay,
+)
 from trtsafe_lab.migrate.rules import make_finding
 from trtsafe_lab.migrate.shell import parse_shell
 from trtsafe_lab.migrate.words import Word
@@ -171,7 +177,24 @@ def _early_reject(scope: _Scope, call: ast.Call) -> bool:
     return False
 
 
+def _remote_config(scope: _Scope, path: str, facts: Facts) -> None:
+    """``config.remote_auto_tuning_config = "ssh://...?remote_exec_path=..."``."""
+    for node in scope.nodes:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Attribute) and t.attr == "remote_auto_tuning_config"
+            for t in node.targets
+        ):
+            value = scope.resolve(node.value, node.lineno)
+            bad = remote_paths_outside_overlay(value[0].text) if value and len(value) == 1 else []
+            if bad and value:
+                detail = "remote path(s) " + ", ".join(bad) + f" not under {OVERLAY}"
+                facts.findings.append(
+                    make_finding("remote-autotuning-overlay", path, value[0].line, detail)
+                )
+
+
 def _scope_rules(scope: _Scope, path: str, facts: Facts) -> None:
+    _remote_config(scope, path, facts)
     configs = _safety_configs(scope)
     for call in _calls(scope, "build_serialized_network"):
         config = _name(call.args[1]) if len(call.args) > 1 else ""
