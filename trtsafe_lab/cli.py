@@ -17,7 +17,7 @@ from trtsafe_lab import __version__
 from trtsafe_lab._optional import MissingDependencyError
 
 # Modules that register subcommands, in the order they appear in --help.
-COMMAND_MODULES: tuple[str, ...] = ("trtsafe_lab.demo",)
+COMMAND_MODULES: tuple[str, ...] = ("trtsafe_lab.demo", "trtsafe_lab.runtime.cli")
 
 
 class UsageError(Exception):
