@@ -8,7 +8,8 @@ uses — and reports every CUDA failure as a fatal :class:`DeviceError`.
 TensorRT execution context would sit there: it reports its aux-stream count, takes the
 runner-created aux streams once, and enqueues on the stream it is given.
 
-cuda-python is imported lazily (the ``gpu`` extra); importing this module needs neither it nor a GPU.
+cuda-python is imported lazily (the ``gpu`` extra): importing this module needs neither it nor a
+GPU.
 """
 
 from __future__ import annotations

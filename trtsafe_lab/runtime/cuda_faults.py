@@ -57,11 +57,13 @@ class InvalidLaunchExecutor:
         info = self.inner.query()
         import numpy as np
 
-        drv, image = driver_api(), np.frombuffer(_noop_ptx(), np.uint8)
+        drv = driver_api()
         with cuda_failures_are_fatal("loading the no-op kernel"):
-            self._module = check(drv.cuModuleLoadData(image.ctypes.data), "cuModuleLoadData")
-            self._function = check(drv.cuModuleGetFunction(self._module, b"trtsafe_noop"),
-                                   "cuModuleGetFunction")
+            if self._module is None:  # query may be asked again after a refused initialize
+                image = np.frombuffer(_noop_ptx(), np.uint8)
+                self._module = check(drv.cuModuleLoadData(image.ctypes.data), "cuModuleLoadData")
+                self._function = check(drv.cuModuleGetFunction(self._module, b"trtsafe_noop"),
+                                       "cuModuleGetFunction")
         return ExecutorInfo(f"{info.kind}, with an injected invalid launch on call "
                             f"{self.fail_on_call}", info.tensors, info.num_profiles,
                             info.num_aux_streams, info.device_memory_bytes, info.on_gpu)

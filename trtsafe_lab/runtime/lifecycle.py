@@ -198,8 +198,8 @@ class SafetyRunner:
                                for i in range(info.num_aux_streams)]
         shared: dict[tuple[str, str], Buffer] = {}
         for group in spec.io_aliases:
-            ex, tensor = group.members[0]
-            decl = infos[ex].tensor(tensor)
+            first, tensor = group.members[0]
+            decl = infos[first].tensor(tensor)
             assert decl is not None  # checked by queried_problems
             buf = self._new_buffer(decl.nbytes, f"alias {group.name}")
             shared.update({member: buf for member in group.members})

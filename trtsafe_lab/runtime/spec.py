@@ -111,16 +111,16 @@ def queried_problems(spec: InitSpec, infos: Mapping[str, ExecutorInfo], on_gpu: 
             if count > 1:
                 problems.append(f"executor {name!r} declares tensor {dup!r} {count} times")
     for plan in spec.stages:
-        info = infos.get(plan.executor)
-        if info is not None and plan.profile >= info.num_profiles:
+        planned = infos.get(plan.executor)
+        if planned is not None and plan.profile >= planned.num_profiles:
             problems.append(f"stage {plan.stage}/{plan.slot} asks for profile {plan.profile}, "
-                            f"but executor {plan.executor!r} has {info.num_profiles}")
+                            f"but executor {plan.executor!r} has {planned.num_profiles}")
     for group in spec.io_aliases:
         sizes: dict[str, int] = {}
         for executor, tensor in group.members:
-            info = infos.get(executor)
-            decl = info.tensor(tensor) if info else None
-            if info is not None and decl is None:
+            member = infos.get(executor)
+            decl = member.tensor(tensor) if member else None
+            if member is not None and decl is None:
                 problems.append(f"alias group {group.name!r}: executor {executor!r} has no "
                                 f"tensor {tensor!r}")
             elif decl is not None and decl.role == "resource":
