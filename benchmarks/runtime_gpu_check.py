@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -54,6 +55,17 @@ def junit_outcomes(path: Path) -> dict[str, str]:
     return outcomes
 
 
+def log_outcomes(text: str) -> dict[str, str]:
+    """Per-test outcomes from ``pytest -v`` output; a test left without one crashed the process
+    (pytest then writes no junit file, so this is the fallback)."""
+    outcomes: dict[str, str] = {}
+    for line in text.splitlines():
+        match = re.match(r"^(tests/\S+::\S+)(?: (PASSED|FAILED|SKIPPED|ERROR|XFAIL|XPASS))?", line)
+        if match:
+            outcomes[match.group(1)] = (match.group(2) or "crashed").lower()
+    return outcomes
+
+
 def nvidia_smi() -> str:
     exe = shutil.which("nvidia-smi")
     if exe is None:
@@ -88,7 +100,7 @@ def main() -> int:
                  "runtime_demo_gpu_fault.txt", 1),
     ]
     record["steps"] = steps
-    outcomes = junit_outcomes(junit)
+    outcomes = junit_outcomes(junit) or log_outcomes((out_dir / "runtime_pytest.log").read_text())
     record["pytest_outcomes"] = outcomes
     gpu_tests = {k: v for k, v in outcomes.items() if "test_runtime_gpu" in k}
     # Skipped GPU tests would leave pytest's exit code at 0: require that they really passed.

@@ -95,11 +95,21 @@ class CudaBackend:
 
     # -- for callers and tests -------------------------------------------------------------
     def stream_is_live(self, handle: int) -> bool:
-        """True when ``cudaStreamQuery`` accepts ``handle``. On a destroyed handle the call is
-        formally undefined; the driver answers an invalid-handle error, which is what tests use
-        to show the runner's streams are gone (see tests/test_runtime_gpu.py)."""
-        err, *_ = _rt().cudaStreamQuery(handle)
+        """True when ``cudaStreamQuery`` accepts ``handle`` (idle or busy).
+
+        Only for handles this backend still holds: asking CUDA about a destroyed stream is
+        undefined behaviour, and on an H200 (driver 580.159.04, CUDA 13) it crashed the process
+        with a segmentation fault (benchmarks/results/runtime_gpu_pytest_h200_run1.log).
+        """
+        if handle not in self._streams:
+            raise ValueError(f"stream {handle:#x} is not held by this backend (destroyed or "
+                             "never created here); CUDA cannot be asked about it safely")
+        err, *_ = _rt().cudaStreamQuery(self._streams[handle])
         return int(err) in (0, int(_rt().cudaError_t.cudaErrorNotReady))
+
+    def held_streams(self) -> list[int]:
+        """Handles of the streams created here and not destroyed yet."""
+        return list(self._streams)
 
     def upload(self, buffer: Buffer, data: bytes, stream: int) -> None:
         """Copy ``data`` host→device into ``buffer`` on ``stream`` (pageable source)."""
