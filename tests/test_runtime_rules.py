@@ -177,8 +177,8 @@ def test_second_concurrent_request_is_refused_not_queued() -> None:
 def test_reentrant_call_from_prepare_callback_is_refused() -> None:
     runner = operational_runner()
     inner: list[Status] = []
-    status = runner.run_stage("prefill", 0, {},
-                              prepare=lambda ins, s: inner.append(runner.run_stage("decode", 0, {})))
+    status = runner.run_stage(
+        "prefill", 0, {}, prepare=lambda ins, s: inner.append(runner.run_stage("decode", 0, {})))
     assert status.ok and inner[0].category is Category.REQUEST_ACTIVE
 
 
@@ -284,3 +284,14 @@ def test_runtime_core_imports_no_heavy_modules() -> None:
             "('tensorrt', 'cuda', 'matplotlib', 'ipywidgets')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_prepare_callback_bug_propagates_and_leaves_runner_usable() -> None:
+    runner = operational_runner()
+
+    def broken(inputs, stream):  # type: ignore[no-untyped-def]
+        raise KeyError("caller bug")
+
+    with pytest.raises(KeyError):
+        runner.run_stage("prefill", 0, {}, prepare=broken)
+    assert runner.fatal_status is None and runner.run_stage("prefill", 0, {}).ok

@@ -20,6 +20,9 @@ Rules:
 - Fatal containment: the first CUDA/TensorRT/executor error is kept as :attr:`fatal_status`;
   every later call is refused with that same status, except the next deinitialization step,
   which releases without launching GPU work (it still waits for queued work before freeing).
+- A ``prepare`` callback of ``run_stage`` is caller code: a DeviceError it raises is fatal like
+  any CUDA error; any other exception is a bug in that code and propagates unchanged (the
+  request ends, the runner stays as it was).
 - Destruction makes no CUDA calls: a runner dropped without deinitializing leaks (its
   :attr:`ledger` shows what); use ``with SafetyRunner(...)`` to deinitialize on exit.
 """
