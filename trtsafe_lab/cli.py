@@ -24,6 +24,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "trtsafe_lab.artifacts_cli",
     "trtsafe_lab.profile.cli",
     "trtsafe_lab.migrate.cli",
+    "trtsafe_lab.runtime.cli",
     "trtsafe_lab.report",
 )
 

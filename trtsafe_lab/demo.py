@@ -17,6 +17,7 @@ DEMO_STEPS: tuple[str, ...] = (
     "trtsafe_lab.trtexec.builds_demo",
     "trtsafe_lab.profile.profile_demo",
     "trtsafe_lab.migrate.demo",
+    "trtsafe_lab.runtime.lifecycle_demo",
 )
 
 
