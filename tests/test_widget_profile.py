@@ -1,0 +1,43 @@
+"""The profile dashboard over the bundled H200 runs: controls change the table and the plot."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("ipywidgets")
+
+
+def test_dashboard_follows_its_controls() -> None:
+    from trtsafe_lab.profile.profile_demo import example_runs
+    from trtsafe_lab.widgets import ProfileDashboard
+
+    runs = [r for group in example_runs().values() for r in group]
+    assert len(runs) == 4
+    dash = ProfileDashboard(runs, dpi=40)
+    assert list(dash.comparison["run"]) == [r.name for r in runs]
+    assert dash.png.startswith(b"\x89PNG") and dash.image.value == dash.png
+    first_png = dash.png
+
+    aux0, aux4 = runs[2].name, runs[3].name  # the small-branch workload
+    dash.choose.value = (aux0, aux4)
+    assert list(dash.comparison["run"]) == [aux0, aux4]
+    assert dash.baseline.options == (aux0, aux4) and dash.baseline.value == aux0
+    speedup = dash.comparison.set_index("run").loc[aux4, "speedup_vs_baseline"]
+    assert speedup > 1  # aux streams help independent small branches (recorded on an H200)
+    assert dash.png != first_png
+
+    dash.baseline.value = aux4
+    flipped = dash.comparison.set_index("run").loc[aux0, "speedup_vs_baseline"]
+    assert flipped == pytest.approx(1 / speedup, rel=0.05)
+
+    before = dash.png
+    dash.metric.value = "compute"  # the figure's axes now say compute (ms)
+    assert dash.png != before
+
+    for view in ("distribution", "ecdf", "speedup", "memory vs latency"):
+        before = dash.png
+        dash.view.value = view
+        assert dash.png != before and dash.png.startswith(b"\x89PNG")
+
+    dash.choose.value = ()
+    assert "at least one run" in dash.message.value
