@@ -119,3 +119,27 @@ def test_report_names_the_failing_notebook(
 def test_report_refuses_missing_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["report", str(tmp_path / "nothere.log"), "-o", str(tmp_path / "r.html")]) == 2
     assert "nothere.log" in capsys.readouterr().err
+
+
+def test_report_on_a_build_run_uses_notebook_01(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run made by the builds job's runner with the trtexec TEST DOUBLE (not TensorRT)."""
+    pytest.importorskip("nbclient")
+    from notebook_support import install_trtexec_double
+
+    from trtsafe_lab.trtexec import TrtexecOptions, TrtVersion, run_build
+
+    monkeypatch.setenv("PATH", f"{install_trtexec_double(tmp_path / 'bin')}:/usr/bin:/bin")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "model.onnx").write_bytes(b"placeholder: the double never reads it")
+    cmd = TrtexecOptions(onnx=Path("model.onnx"), save_engine=Path("model.engine"),
+                         safe=True).to_command(TrtVersion(11, 4))
+    result = run_build(cmd, tmp_path / "runs")
+    assert input_kind(result.run_dir) == "build"
+    out = tmp_path / "build-report.html"
+    assert main(["report", str(result.run_dir), "-o", str(out)]) == 0
+    page = out.read_text(encoding="utf-8")
+    assert result.run_dir.name in page
+    assert "/backbone/conv1/Conv" in page  # the failure table of the run's log
+    assert "no-implementation" in page

@@ -61,7 +61,7 @@ def input_kind(path: Path) -> str:
 
     A file is a log. A folder is a profile run when it holds trtexec exports (``*.times.json``,
     ``*.timing.json``, ``*.profile.json``, ``*.graph.json``, ``*.layers.json``) or a profile
-    manifest (``profile.json``), and a build run when it holds a log and a manifest.
+    manifest (``profile.json``), and a build run when it holds ``command.json`` or a manifest.
     """
     from trtsafe_lab.cli import UsageError
 
@@ -76,7 +76,7 @@ def input_kind(path: Path) -> str:
         for n in names
     ):
         return "profile"
-    if "manifest.json" in names or any(n.endswith(".log") for n in names):
+    if "command.json" in names or "manifest.json" in names:
         return "build"
     raise UsageError(
         f"{path} is a folder with neither trtexec exports nor a build run's manifest/log; give a "

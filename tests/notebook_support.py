@@ -1,0 +1,25 @@
+"""Helpers for the notebook / widget / report tests."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+DOUBLE = """#!/bin/sh
+# TEST DOUBLE for trtexec (not TensorRT): prints a banner, one error naming a layer, exits 1.
+echo "&&&& RUNNING TensorRT.trtexec [TensorRT v110400] # trtexec $*"
+echo "[11/30/2026-12:00:00] [I] Start parsing network model."
+echo "[11/30/2026-12:00:01] [E] Error[10]: IBuilder::buildSerializedNetwork: Error Code 10: \
+Internal Error (Could not find any implementation for node /backbone/conv1/Conv.)"
+echo "&&&& FAILED TensorRT.trtexec [TensorRT v110400] # trtexec $*"
+exit 1
+"""
+
+
+def install_trtexec_double(bin_dir: Path) -> Path:
+    """Write the TEST DOUBLE ``trtexec`` (a shell script, not TensorRT) into ``bin_dir``."""
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    tool = bin_dir / "trtexec"
+    tool.write_text(DOUBLE)
+    tool.chmod(tool.stat().st_mode | stat.S_IXUSR)
+    return bin_dir

@@ -1,0 +1,70 @@
+"""The build form: rules checked as fields change, Run enabled only when the command may run,
+and a run through the builds job's runner ending in a summary and a failure explorer.
+
+The tool run here is a TEST DOUBLE (a shell script printing a few trtexec-style lines), not
+TensorRT; it only exercises the form's wiring to the real runner and run directory code.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("ipywidgets")
+
+from notebook_support import install_trtexec_double
+
+from trtsafe_lab.widgets import BuildForm
+from trtsafe_lab.widgets.build_form import form_argv
+
+
+def test_form_argv() -> None:
+    argv = form_argv({"onnx": "m.onnx", "save_engine": " m.engine ", "max_aux_streams": "0",
+                      "safe": True, "skip_inference": False, "extra": "--verbose 'x=1'"})
+    assert argv == ["--onnx=m.onnx", "--saveEngine=m.engine", "--maxAuxStreams=0", "--safe",
+                    "--verbose", "x=1"]
+
+
+def test_rules_show_inline_and_gate_run(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # no trtexec here
+    form = BuildForm(tmp_path / "runs")
+    assert "passes the TensorRT 11.4.0 rules" in form.preview.value
+    assert "model.engine.so" in form.preview.value  # the companion .so it will write
+    assert "Cannot run here" in form.preview.value and form.run_button.disabled
+
+    form.extra.value = "--fp16"
+    assert "trtsafe-refusal" in form.preview.value and "fp16" in form.preview.value
+    form.version.value = "10.16"  # --fp16 is fine on 10.x
+    assert "precision-flags-removed" not in form.preview.value
+    form.extra.value = "fp16"  # not a flag
+    assert "is not of the form --name" in form.preview.value and form.command is None
+    form.extra.value = ""
+    form.version.value = "11.4"
+    form.max_aux_streams.value = "-1"
+    assert "maxAuxStreams" in form.preview.value and "trtsafe-refusal" in form.preview.value
+    form.max_aux_streams.value = "0"
+    form.safe.value = False
+    form.save_engine_so.value = "x.so"
+    assert "trtsafe-refusal" in form.preview.value  # --saveEngineSo needs --safe
+
+
+def test_run_shows_live_panel_summary_and_failures(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    bin_dir = install_trtexec_double(tmp_path / "bin")
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "model.onnx").write_bytes(b"not a real model: the double never reads it")
+    form = BuildForm(tmp_path / "runs")
+    assert form.can_run and not form.run_button.disabled
+    form.start()
+    result = form.wait(timeout_s=60)
+    assert result is not None and result.complete and not result.ok
+    assert result.process.returncode == 1
+    assert "NOT OK" in form.summary.value and str(result.run_dir) in form.summary.value
+    assert form.panel is not None and "Error Code 10" in form.panel.log.value
+    assert form.explorer is not None
+    assert "/backbone/conv1/Conv" in set(form.explorer.failures["layer"])
+    assert len(form.live.children) == 2  # the live panel, then the failure explorer
+    assert not form.run_button.disabled  # ready for another run
