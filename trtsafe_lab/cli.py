@@ -17,7 +17,13 @@ from trtsafe_lab import __version__
 from trtsafe_lab._optional import MissingDependencyError
 
 # Modules that register subcommands, in the order they appear in --help.
-COMMAND_MODULES: tuple[str, ...] = ("trtsafe_lab.demo", "trtsafe_lab.profile.cli")
+COMMAND_MODULES: tuple[str, ...] = (
+    "trtsafe_lab.demo",
+    "trtsafe_lab.logs.cli",
+    "trtsafe_lab.trtexec.cli",
+    "trtsafe_lab.artifacts_cli",
+    "trtsafe_lab.profile.cli",
+)
 
 
 class UsageError(Exception):
