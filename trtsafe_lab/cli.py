@@ -23,6 +23,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "trtsafe_lab.trtexec.cli",
     "trtsafe_lab.artifacts_cli",
     "trtsafe_lab.profile.cli",
+    "trtsafe_lab.runtime.cli",
 )
 
 
