@@ -131,3 +131,17 @@ def test_runs_lists_finished_and_partial_runs(
     assert "passed" in listed and "signalled" not in listed
     assert main(["runs", "--runs", "runs", "--all"]) == 0
     assert "signalled" in capsys.readouterr().out
+
+
+def test_build_cli_reports_a_full_disk(
+    double: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from trtsafe_lab.rundir import RunWriter
+
+    def disk_full(self: RunWriter, line: str) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(RunWriter, "write_line", disk_full)
+    assert main(["build", "--runs", "runs", "--", *SAFE_FLAGS]) == 1
+    err = capsys.readouterr().err
+    assert "No space left on device" in err and "partial log is kept" in err

@@ -28,6 +28,7 @@ FEATURE = "Profiling a TensorRT engine"
 EXECUTE_NAMES = ("execute_async_v3", "execute_async")
 # engine device memory: `device_memory_size_v2` (10.x+), `device_memory_size` (older).
 DEVICE_MEMORY_NAMES = ("device_memory_size_v2", "device_memory_size")
+# (Logger is explained as the tail of ILogger; Runtime is declared in tests/test_tensorrt_names.py)
 NOT_IN_NAMES_FILE = ("Runtime", "Logger", "execute_async_v3", "device_memory_size_v2",
                      "device_memory_size")
 # Bytes per element by TensorRT DataType member name (sub-byte types rounded up per tensor).

@@ -13,7 +13,7 @@ import pandas as pd
 from trtsafe_lab.cli import UsageError
 from trtsafe_lab.logs import columns as C
 from trtsafe_lab.rundir import list_runs, load_run
-from trtsafe_lab.trtexec.build import BuildResult, TrtexecBuild, resolve_tool
+from trtsafe_lab.trtexec.build import BuildAbortedError, BuildResult, TrtexecBuild, resolve_tool
 from trtsafe_lab.trtexec.options import TOOLS, TrtexecCommand, parse_flags
 from trtsafe_lab.trtexec.progress import ProgressTracker, TerminalProgressBar
 from trtsafe_lab.trtexec.rules import RuleViolation, check, expected_artifacts, refusals
@@ -112,6 +112,9 @@ def _cli(args: argparse.Namespace) -> int:
         result = build.run()
     except RuleViolation as err:
         raise UsageError(str(err)) from err
+    except BuildAbortedError as err:
+        print(f"trtsafe-lab build: error: {err}", file=sys.stderr)
+        return 1
     finally:
         if bar is not None:
             bar.close()

@@ -208,6 +208,8 @@ class ProcessRunner:
             duration = time.monotonic() - started
             if _group_alive(pgid):  # members outliving the leader: end them too
                 self._kill_group(pgid)
+            for reader in readers:  # the group is gone, so the pipes reach EOF promptly
+                reader.join(timeout=self.grace_s)
             while not lines.empty():  # deliver what was read before the stop
                 item = lines.get_nowait()
                 if item is not None and status != STATUS_ABORTED:
