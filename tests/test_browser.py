@@ -184,21 +184,27 @@ def _check_failure_explorer(page: object, shots: Path) -> None:
     explorer.scroll_into_view_if_needed()
     table = explorer.locator(".trtsafe-failure-table")
     before = table.inner_text()
-    page.screenshot(path=str(shots / "02_failure_explorer_all.png"))  # type: ignore[attr-defined]
+    explorer.screenshot(path=str(shots / "02_failure_explorer_all.png"))
     buttons = explorer.locator(".trtsafe-filter-severity button")
     labels = [b.strip() for b in buttons.all_inner_texts()]
-    assert len(labels) >= 2, f"severity filter has no choices: {labels}"
-    # pick the severity with the fewest rows so the table must change
-    choice = labels[-1]
-    buttons.nth(len(labels) - 1).click()
-    page.wait_for_function(  # type: ignore[attr-defined]
-        "(before) => document.querySelector('.trtsafe-failure-table').innerText !== before",
-        arg=before, timeout=30_000,
-    )
-    after = table.inner_text()
-    assert after != before
-    assert "rows" in after or "no rows" in after
-    page.screenshot(path=str(shots / f"02_failure_explorer_{choice}.png"))  # type: ignore[attr-defined]
+    assert len(labels) >= 3, f"severity filter needs (all) and two severities: {labels}"
+    # Click each severity in turn: with two or more severities present, every one of them
+    # filters some rows out, so the table the browser shows must change.
+    for index, choice in enumerate(labels[1:], start=1):
+        buttons.nth(index).click()
+        page.wait_for_function(  # type: ignore[attr-defined]
+            "(before) => document.querySelector('.trtsafe-failure-table').innerText !== before",
+            arg=before, timeout=30_000,
+        )
+        after = table.inner_text()
+        assert after != before and "rows " in after
+        assert "(all)" not in after
+        explorer.screenshot(path=str(shots / f"02_failure_explorer_{choice}.png"))
+        buttons.nth(0).click()  # back to (all)
+        page.wait_for_function(  # type: ignore[attr-defined]
+            "(before) => document.querySelector('.trtsafe-failure-table').innerText === before",
+            arg=before, timeout=30_000,
+        )
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
@@ -222,6 +228,8 @@ def test_notebook_in_jupyterlab(lab: tuple[str, Path], browser: object, path: Pa
             assert page.locator(".jp-OutputArea .widget-html, .jp-OutputArea .widget-button,"
                                 " .jp-OutputArea .widget-dropdown").count() > 0
             assert page.locator(".jp-OutputArea :text('Error displaying widget')").count() == 0
+        if widgets:
+            page.locator(".jp-OutputArea .jupyter-widgets").first.scroll_into_view_if_needed()
         page.screenshot(path=str(SCREENSHOTS / f"{path.stem}.png"))
         if path.stem == "02_failure_triage":
             _check_failure_explorer(page, SCREENSHOTS)

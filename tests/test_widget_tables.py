@@ -138,3 +138,19 @@ def test_importing_the_widgets_package_does_not_import_ipywidgets() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True)
     assert json.loads(result.stdout) == []
+
+
+def test_failure_explorer_over_several_logs() -> None:
+    pytest.importorskip("ipywidgets")
+    from trtsafe_lab.widgets import FailureExplorer
+
+    a, b = synthetic_failures(30), synthetic_failures(10)
+    a["log"], b["log"] = "a.log", "b.log"
+    table = pd.concat([a, b], ignore_index=True)
+    lines = {"a.log": [f"A{i}" for i in range(1, 41)], "b.log": [f"B{i}" for i in range(1, 41)]}
+    explorer = FailureExplorer(table, lines)
+    explorer.filters["log"].value = "b.log"
+    assert explorer.page.total == 10 and set(explorer.view["log"]) == {"b.log"}
+    explorer.rows.value = explorer.rows.options[4][1]
+    assert "B5" in explorer.detail.value and "A5" not in explorer.detail.value
+    assert explorer.rows.options[0][0].startswith("b.log:1:")

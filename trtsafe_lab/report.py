@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -143,7 +144,8 @@ def execute_notebook(
     try:
         client.execute(env=env)
     except nbclient.exceptions.CellExecutionError as err:
-        raise ReportError(f"{path.name} failed: {err}") from err
+        plain = re.sub(r"\x1b\[[0-9;]*m", "", str(err))  # the traceback's terminal colours
+        raise ReportError(f"{path.name} failed: {plain}") from err
     return nb
 
 

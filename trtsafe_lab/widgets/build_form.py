@@ -95,20 +95,23 @@ class BuildForm:
         w = require("ipywidgets", feature="The build panel")
         self._w = w
         self.runs_dir = Path(runs_dir)
-        wide = w.Layout(width="420px")
+        label = {"description_width": "110px"}
         self.tool = w.ToggleButtons(options=("trtexec", "trtexec_safe"), description="tool")
         self.version = w.Dropdown(options=VERSIONS, value=version, description="TensorRT")
-        self.onnx = w.Text(value=onnx, description="onnx", layout=wide)
-        self.save_engine = w.Text(value=save_engine, description="saveEngine", layout=wide)
-        self.save_engine_so = w.Text(value="", description="saveEngineSo", layout=wide,
-                                     placeholder="default: <saveEngine>.so")
-        self.timing_cache = w.Text(value="", description="timing cache", layout=wide)
-        self.max_aux_streams = w.Text(value="", description="maxAuxStreams",
-                                      placeholder="empty: builder heuristics; 0: single stream")
+        def text(value: str, description: str, placeholder: str = "", width: str = "400px"
+                 ) -> Any:
+            return w.Text(value=value, description=description, placeholder=placeholder,
+                          style=label, layout=w.Layout(width=width))
+
+        self.onnx = text(onnx, "onnx")
+        self.save_engine = text(save_engine, "saveEngine")
+        self.save_engine_so = text("", "saveEngineSo", "default: <saveEngine>.so")
+        self.timing_cache = text("", "timing cache")
+        self.max_aux_streams = text("", "maxAuxStreams", "empty: builder heuristics; 0: one stream")
         self.safe = w.Checkbox(value=True, description="--safe", indent=False)
         self.skip_inference = w.Checkbox(value=True, description="--skipInference", indent=False)
-        self.extra = w.Text(value="", description="more flags", layout=w.Layout(width="640px"),
-                            placeholder="e.g. --verbose --profilingVerbosity=detailed")
+        self.extra = text("", "more flags", "e.g. --verbose --profilingVerbosity=detailed",
+                          width="810px")
         self.preview = w.HTML()
         self.preview.add_class("trtsafe-build-preview")
         self.run_button = w.Button(description="Run", button_style="primary", icon="play")

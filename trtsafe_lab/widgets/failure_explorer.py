@@ -8,21 +8,33 @@ Built from :mod:`trtsafe_lab.widgets.tables`; only the current page is rendered,
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeAlias
 
 import pandas as pd
 
 from trtsafe_lab._optional import require
-from trtsafe_lab.widgets.tables import ALL, Page, context_lines, filter_table, page_of, sort_table
+from trtsafe_lab.widgets.tables import (
+    ALL,
+    TABLE_STYLE,
+    Page,
+    context_lines,
+    filter_table,
+    page_of,
+    sort_table,
+)
 
 # Columns of the failure table (issue 2's contract) that get a filter control, when present.
-FILTER_COLUMNS: tuple[str, ...] = ("severity", "category", "phase")
+FILTER_COLUMNS: tuple[str, ...] = ("log", "severity", "category", "phase")
+# Filters shown as a drop-down (many values); the others are toggle buttons when few.
+DROPDOWN_COLUMNS: tuple[str, ...] = ("log", "category")
 # Columns shown in the table, in this order, when present; the message is cut to MESSAGE_CHARS.
 SHOWN_COLUMNS: tuple[str, ...] = (
-    "line", "severity", "fatal", "phase", "category", "error_code", "layer", "message",
+    "log", "line", "severity", "fatal", "phase", "category", "error_code", "layer", "message",
 )
 MESSAGE_CHARS = 140
+# A log's lines in order, or, for a table of several logs, each log's lines by its ``log`` name.
+LogLines: TypeAlias = Sequence[str] | Mapping[str, Sequence[str]] | None
 
 
 def _choices(table: pd.DataFrame, column: str) -> list[str]:
@@ -39,12 +51,17 @@ def render_page_html(page: Page, columns: Sequence[str] = SHOWN_COLUMNS) -> str:
             lambda m: m if len(m) <= MESSAGE_CHARS else m[: MESSAGE_CHARS - 1] + "…"
         )
     body = rows.to_html(index=False, escape=True, na_rep="", classes="trtsafe-table", border=0)
-    return f'<div class="trtsafe-caption">{html.escape(page.label)}</div>{body}'
+    return f'{TABLE_STYLE}<div class="trtsafe-caption">{html.escape(page.label)}</div>{body}'
 
 
-def render_detail_html(
-    row: pd.Series | None, log_lines: Sequence[str] | None, context: int
-) -> str:
+def lines_for(row: pd.Series, log_lines: LogLines) -> Sequence[str] | None:
+    """The lines of the log a failure row came from (by its ``log`` column when several)."""
+    if log_lines is None or isinstance(log_lines, Sequence):
+        return log_lines
+    return log_lines.get(str(row.get("log", "")))
+
+
+def render_detail_html(row: pd.Series | None, log_lines: LogLines, context: int) -> str:
     """The detail pane for one failure row: every field, the full message, the log around it."""
     if row is None:
         return "<i>No failure selected.</i>"
@@ -58,8 +75,9 @@ def render_detail_html(
         f"<b>Message</b><pre>{html.escape(str(row.get('message', '')))}</pre>",
     ]
     line = row.get("line")
-    if log_lines is not None and line is not None and not pd.isna(line):
-        around = context_lines(log_lines, int(line), context, context)
+    lines = lines_for(row, log_lines)
+    if lines is not None and line is not None and not pd.isna(line):
+        around = context_lines(lines, int(line), context, context)
         text = "\n".join(
             f"{'>' if n == int(line) else ' '} {n:>7} | {html.escape(t)}" for n, t in around
         )
@@ -74,13 +92,14 @@ class FailureExplorer:
 
     ``failures`` is the failure table of :mod:`trtsafe_lab.logs` (columns ``layer``, ``severity``,
     ``fatal``, ``category``, ``phase``, ``line``, ``message``, ...); any subset works.
-    ``log_lines`` (the log's lines, in order) gives the detail pane its context lines.
+    ``log_lines`` (the log's lines, in order) gives the detail pane its context lines; for a
+    table of several logs (a ``log`` column naming each row's log) pass ``{log: lines}``.
     """
 
     def __init__(
         self,
         failures: pd.DataFrame,
-        log_lines: Sequence[str] | None = None,
+        log_lines: LogLines = None,
         *,
         page_size: int = 20,
         context: int = 3,
@@ -96,7 +115,7 @@ class FailureExplorer:
                 continue
             options = _choices(self.failures, column)
             control: Any
-            if column == "category" or len(options) > 6:
+            if column in DROPDOWN_COLUMNS or len(options) > 6:
                 control = w.Dropdown(options=options, value=ALL, description=column)
             else:
                 control = w.ToggleButtons(options=options, value=ALL, description=column)
@@ -113,7 +132,6 @@ class FailureExplorer:
         self.descending = w.Checkbox(value=False, description="descending", indent=False)
         self.prev_button = w.Button(description="◀ prev", layout=w.Layout(width="80px"))
         self.next_button = w.Button(description="next ▶", layout=w.Layout(width="80px"))
-        self.page_label = w.Label()
         self.table = w.HTML()
         self.table.add_class("trtsafe-failure-table")
         self.rows = w.Select(options=[], rows=6, description="detail",
@@ -129,11 +147,12 @@ class FailureExplorer:
         self.next_button.on_click(lambda _b: self.go_to_page(self._page_number + 1))
         self.rows.observe(self._on_row, names="value")
 
+        drops = [c for c in self.filters.values() if isinstance(c, w.Dropdown)]
+        toggles = [c for c in self.filters.values() if not isinstance(c, w.Dropdown)]
         self.ui = w.VBox([
-            w.HBox(list(self.filters.values())[:2]),
-            w.HBox([*list(self.filters.values())[2:], self.fatal_only, self.text]),
-            w.HBox([self.sort_by, self.descending, self.prev_button, self.next_button,
-                    self.page_label]),
+            w.HBox(drops), *toggles,
+            w.HBox([self.fatal_only, self.text]),
+            w.HBox([self.sort_by, self.descending, self.prev_button, self.next_button]),
             self.table,
             self.rows,
             self.detail,
@@ -181,7 +200,6 @@ class FailureExplorer:
         page = self.page
         self._page_number = page.number
         self.table.value = render_page_html(page)
-        self.page_label.value = page.label
         self.prev_button.disabled = page.number == 0
         self.next_button.disabled = page.number >= page.count - 1
         self.rows.options = [(self._row_label(row), index) for index, row in page.rows.iterrows()]
@@ -192,7 +210,8 @@ class FailureExplorer:
     def _row_label(row: pd.Series) -> str:
         line = row.get("line", "")
         layer = str(row.get("layer", "") or "(no layer)")
-        return f"line {line}: {row.get('severity', '')} {row.get('category', '')} {layer[:70]}"
+        where = f"{row['log']}:{line}" if "log" in row else f"line {line}"
+        return f"{where}: {row.get('severity', '')} {row.get('category', '')} {layer[:70]}"
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.ui._repr_mimebundle_(**kwargs)

@@ -16,6 +16,7 @@ import pandas as pd
 from trtsafe_lab._optional import require
 from trtsafe_lab.profile.compare import METRICS, compare_runs, samples_table
 from trtsafe_lab.profile.loaders import Run
+from trtsafe_lab.widgets.tables import TABLE_STYLE
 
 # Columns of the comparison table shown in the dashboard, when present.
 SHOWN_COLUMNS: tuple[str, ...] = (
@@ -53,20 +54,27 @@ class ProfileDashboard:
     """Compare recorded runs interactively.
 
     ``runs`` are loaded runs (:func:`trtsafe_lab.profile.loaders.load_run`). Controls: which runs
-    (at least one), the baseline (one of the chosen runs), the metric (latency / compute, those
-    every run has) and the view. ``comparison`` is the table now shown; ``png`` the figure's PNG.
+    (at least one; ``selected`` names the first choice, default all), the baseline (one of the
+    chosen runs), the metric (latency / compute, those every run has) and the view.
+    ``comparison`` is the table now shown; ``png`` the figure's PNG.
     """
 
-    def __init__(self, runs: Sequence[Run], *, dpi: int = 80) -> None:
+    def __init__(self, runs: Sequence[Run], *, selected: Sequence[str] = (),
+                 dpi: int = 80) -> None:
         w = require("ipywidgets", feature="The profile dashboard")
         if not runs:
             raise ValueError("the profile dashboard needs at least one run")
         self.all_runs = {r.name: r for r in runs}
         self.dpi = dpi
         names = list(self.all_runs)
-        self.choose = w.SelectMultiple(options=names, value=tuple(names), description="runs",
+        unknown = set(selected) - set(names)
+        if unknown:
+            raise ValueError(f"selected runs {sorted(unknown)} are not among {names}")
+        self.choose = w.SelectMultiple(options=names, value=tuple(selected or names),
+                                       description="runs",
                                        rows=min(6, len(names)), layout=w.Layout(width="60%"))
-        self.baseline = w.Dropdown(options=names, value=names[0], description="baseline")
+        first = list(self.choose.value)
+        self.baseline = w.Dropdown(options=first, value=first[0], description="baseline")
         metrics = metrics_available(runs) or list(METRICS)
         self.metric = w.ToggleButtons(options=metrics, value=metrics[0], description="metric")
         self.view = w.Dropdown(options=VIEWS, value=VIEWS[0], description="view")
@@ -112,8 +120,9 @@ class ProfileDashboard:
         self.message.value = ""
         self.comparison = compare_runs(runs, baseline=self.baseline.value, metric=metric)
         shown = [c for c in SHOWN_COLUMNS if c in self.comparison]
-        self.table.value = self.comparison[shown].to_html(
-            index=False, float_format=lambda x: f"{x:.4g}", na_rep="", border=0)
+        self.table.value = TABLE_STYLE + self.comparison[shown].to_html(
+            index=False, float_format=lambda x: f"{x:.4g}", na_rep="", border=0,
+            classes="trtsafe-table")
         figure = comparison_view(runs, self.view.value, self.comparison, metric)
         buffer = io.BytesIO()
         figure.savefig(buffer, format="png", dpi=self.dpi)

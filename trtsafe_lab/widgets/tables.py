@@ -13,6 +13,14 @@ import pandas as pd
 
 #: The choice in a filter control that means "do not filter on this column".
 ALL = "(all)"
+#: CSS for the widgets' HTML tables (class ``trtsafe-table``): compact rows, every column but
+#: the last on one line.
+TABLE_STYLE = (
+    "<style>.trtsafe-table{border-collapse:collapse;font-size:12px}"
+    ".trtsafe-table td,.trtsafe-table th{padding:2px 8px;text-align:left;vertical-align:top}"
+    ".trtsafe-table td:not(:last-child){white-space:nowrap}"
+    ".trtsafe-table tbody tr:nth-child(odd){background:rgba(0,0,0,0.04)}</style>"
+)
 
 
 def filter_table(
