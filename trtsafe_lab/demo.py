@@ -18,6 +18,7 @@ DEMO_STEPS: tuple[str, ...] = (
     "trtsafe_lab.profile.profile_demo",
     "trtsafe_lab.migrate.demo",
     "trtsafe_lab.runtime.lifecycle_demo",
+    "trtsafe_lab.report_demo",
 )
 
 

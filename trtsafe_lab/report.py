@@ -173,18 +173,23 @@ def to_html(nb: Any, title: str) -> str:
     return str(body)
 
 
-def write_report(inputs: Sequence[Path], out: Path) -> Path:
-    """Execute the notebook for ``inputs`` and write the HTML report to ``out``; return ``out``."""
-    name = choose_notebook(inputs)
-    nb = execute_notebook(
-        notebooks_dir() / name, {"inputs": [str(p.resolve()) for p in inputs]}
-    )
-    title = f"trtsafe-lab report: {', '.join(p.name for p in inputs)}"
+def write_notebook_report(name: str, parameters: Mapping[str, object], out: Path,
+                          title: str) -> Path:
+    """Execute notebook ``name`` (in :func:`notebooks_dir`) with ``parameters`` and write its
+    HTML to ``out`` (written whole or not at all); return ``out``."""
+    nb = execute_notebook(notebooks_dir() / name, parameters)
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_name(out.name + ".partial")
     partial.write_text(to_html(nb, title), encoding="utf-8")
     partial.replace(out)
     return out
+
+
+def write_report(inputs: Sequence[Path], out: Path) -> Path:
+    """Execute the notebook for ``inputs`` and write the HTML report to ``out``; return ``out``."""
+    name = choose_notebook(inputs)
+    title = f"trtsafe-lab report: {', '.join(p.name for p in inputs)}"
+    return write_notebook_report(name, {"inputs": [str(p.resolve()) for p in inputs]}, out, title)
 
 
 def _cli(args: argparse.Namespace) -> int:
