@@ -23,6 +23,7 @@ import pandas as pd
 
 SIZES = (1_000, 10_000, 100_000)
 REPEATS = 5
+CHOICES = ("error", "warning", "(all)")  # severity filter values cycled through
 
 
 def synthetic(n: int) -> pd.DataFrame:
@@ -60,12 +61,11 @@ def main() -> int:
         table = synthetic(n)
         lines = [f"log line {i}" for i in range(1, n + 1)]
         explorer = FailureExplorer(table, lines)
-        choices = ["error", "warning", "(all)"]
         state = {"i": 0}
 
         def change(explorer: FailureExplorer = explorer, state: dict = state) -> None:
             state["i"] += 1
-            explorer.filters["severity"].value = choices[state["i"] % 3]
+            explorer.filters["severity"].value = CHOICES[state["i"] % 3]
 
         change_s = median_s(change)
         full_s = median_s(lambda table=table: table.to_html(index=False), 3)
