@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import shlex
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -85,18 +86,20 @@ class BuildForm:
     """Compose a trtexec / trtexec_safe command with the 11.x rules checked as you type, run it
     into ``runs_dir`` and watch it live.
 
-    ``command`` is the command the form describes now; ``can_run`` says whether Run is enabled
+    ``tools`` are the choices for the tool: names looked up on PATH or paths, optionally as
+    ``(label, name_or_path)``. ``command`` is the command the form describes now; ``can_run`` says whether Run is enabled
     (no refusal and the tool found). After a run, ``result`` is the :class:`BuildResult` and
     ``explorer`` the failure explorer over its failure table.
     """
 
     def __init__(self, runs_dir: str | Path = "runs", *, version: str = "11.4",
-                 onnx: str = "model.onnx", save_engine: str = "model.engine") -> None:
+                 onnx: str = "model.onnx", save_engine: str = "model.engine",
+                 tools: Sequence[str | tuple[str, str]] = ("trtexec", "trtexec_safe")) -> None:
         w = require("ipywidgets", feature="The build panel")
         self._w = w
         self.runs_dir = Path(runs_dir)
         label = {"description_width": "110px"}
-        self.tool = w.ToggleButtons(options=("trtexec", "trtexec_safe"), description="tool")
+        self.tool = w.ToggleButtons(options=list(tools), description="tool")
         self.version = w.Dropdown(options=VERSIONS, value=version, description="TensorRT")
         def text(value: str, description: str, placeholder: str = "", width: str = "400px"
                  ) -> Any:

@@ -1,0 +1,28 @@
+"""The trtexec REPLAY stand-in (NOT TensorRT) that the bring-up notebook uses without trtexec."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from trtsafe_lab.replay import exit_code, install_replay_tool
+
+
+def test_exit_code_from_banner_or_errors() -> None:
+    assert exit_code(["[I] x", "&&&& PASSED TensorRT.trtexec"]) == 0
+    assert exit_code(["&&&& PASSED a", "[E] late", "&&&& FAILED TensorRT.trtexec"]) == 1
+    assert exit_code(["[I] fine"]) == 0
+    assert exit_code(["[E] Error[10]: boom"]) == 1
+
+
+def test_installed_tool_replays_lines_and_ignores_flags(tmp_path: Path) -> None:
+    log = tmp_path / "recorded build.log"
+    log.write_text("[I] start\n[E] Error[4]: bad\n&&&& FAILED TensorRT.trtexec\n")
+    tool = install_replay_tool(log, tmp_path / "trtexec-REPLAY-not-TensorRT", delay_s=0)
+    done = subprocess.run([str(tool), "--onnx=m.onnx", "--safe", "--saveEngine=m.engine"],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 1
+    assert done.stdout.splitlines() == ["[I] start", "&&&& FAILED TensorRT.trtexec"]
+    assert done.stderr.splitlines() == ["[E] Error[4]: bad"]
+    assert not (tmp_path / "m.engine").exists()  # a replay builds nothing
+    assert "NOT TensorRT" in tool.read_text()

@@ -1,0 +1,75 @@
+"""A REPLAY of a recorded trtexec log — NOT TensorRT.
+
+Where no trtexec is installed (TensorRT cannot be installed on many machines), the bring-up
+notebook still shows the whole build path — the runner, the live log and progress, Cancel, the
+run directory and its failure table — by running this stand-in instead: it prints a recorded
+log line by line (``[E]`` lines to stderr, like trtexec) and exits with the recorded outcome
+(``&&&& PASSED`` → 0, ``&&&& FAILED`` → 1; without a banner, 1 if any ``[E]`` line). It builds
+nothing and writes no file, so the run it makes always lists its engine as missing. The
+installed script's folder name says REPLAY, and the run's environment.json records its path.
+
+    python -m trtsafe_lab.replay [--delay S] LOG [trtexec flags, ignored]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import stat
+import sys
+import time
+from pathlib import Path
+
+DEFAULT_DELAY_S = 0.02
+
+
+def exit_code(lines: list[str]) -> int:
+    """The recorded outcome of a log: its last ``&&&&`` banner, else 1 if it has ``[E]`` lines."""
+    for line in reversed(lines):
+        if "&&&& PASSED" in line:
+            return 0
+        if "&&&& FAILED" in line:
+            return 1
+    return 1 if any("[E]" in line for line in lines) else 0
+
+
+def replay(log: Path, delay_s: float = DEFAULT_DELAY_S) -> int:
+    """Print ``log`` line by line with ``delay_s`` between lines; return its exit code."""
+    lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
+    for line in lines:
+        stream = sys.stderr if "[E]" in line else sys.stdout
+        stream.write(line + "\n")
+        stream.flush()
+        if delay_s:
+            time.sleep(delay_s)
+    return exit_code(lines)
+
+
+def install_replay_tool(log: Path, folder: Path, delay_s: float = DEFAULT_DELAY_S) -> Path:
+    """Write an executable ``trtexec`` into ``folder`` that replays ``log``; return its path.
+
+    ``folder`` should say what it is (e.g. ``trtexec-REPLAY-not-TensorRT``): the run directory
+    records the tool's path.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    tool = folder / "trtexec"
+    argv = [sys.executable, "-m", "trtsafe_lab.replay", "--delay", str(delay_s),
+            str(Path(log).resolve())]
+    tool.write_text("#!/bin/sh\n# REPLAY of a recorded trtexec log, NOT TensorRT "
+                    "(trtsafe_lab.replay)\n" f'exec {shlex.join(argv)} "$@"\n', encoding="utf-8")
+    tool.chmod(tool.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return tool
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m trtsafe_lab.replay",
+                                     description="replay a recorded trtexec log (NOT TensorRT)",
+                                     allow_abbrev=False)
+    parser.add_argument("--delay", type=float, default=DEFAULT_DELAY_S, help="seconds per line")
+    parser.add_argument("log", type=Path)
+    args, _trtexec_flags = parser.parse_known_args(argv)
+    return replay(args.log, args.delay)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
