@@ -87,8 +87,8 @@ class BuildForm:
     into ``runs_dir`` and watch it live.
 
     ``tools`` are the choices for the tool: names looked up on PATH or paths, optionally as
-    ``(label, name_or_path)``. ``command`` is the command the form describes now; ``can_run`` says whether Run is enabled
-    (no refusal and the tool found). After a run, ``result`` is the :class:`BuildResult` and
+    ``(label, name_or_path)``. ``command`` is the command the form describes now; ``can_run``
+    says whether Run is enabled (no refusal and the tool found). After a run, ``result`` is the :class:`BuildResult` and
     ``explorer`` the failure explorer over its failure table.
     """
 
