@@ -88,8 +88,8 @@ class BuildForm:
 
     ``tools`` are the choices for the tool: names looked up on PATH or paths, optionally as
     ``(label, name_or_path)``. ``command`` is the command the form describes now; ``can_run``
-    says whether Run is enabled (no refusal and the tool found). After a run, ``result`` is the :class:`BuildResult` and
-    ``explorer`` the failure explorer over its failure table.
+    says whether Run is enabled (no refusal and the tool found). After a run, ``result`` is the
+    :class:`BuildResult` and ``explorer`` the failure explorer over its failure table.
     """
 
     def __init__(self, runs_dir: str | Path = "runs", *, version: str = "11.4",
