@@ -207,6 +207,32 @@ def _check_failure_explorer(page: object, shots: Path) -> None:
         )
 
 
+def _check_build_form(page: object, shots: Path) -> None:
+    """Typing a flag that 11.x removed shows the refusal inline and disables Run."""
+    form = page.locator(".trtsafe-build-form").first  # type: ignore[attr-defined]
+    form.scroll_into_view_if_needed()
+    extra = form.locator("input[placeholder^='e.g. --verbose']")
+    extra.fill("--fp16")
+    form.locator(".trtsafe-build-preview .trtsafe-refusal").first.wait_for(timeout=30_000)
+    assert "fp16" in form.locator(".trtsafe-build-preview").inner_text()
+    assert form.locator("button:has-text('Run')").is_disabled()
+    form.screenshot(path=str(shots / "01_build_form_refusal.png"))
+
+
+def _check_profile_dashboard(page: object, shots: Path) -> None:
+    """Choosing another view redraws the plot (a new PNG in the image)."""
+    dash = page.locator(".trtsafe-profile-dashboard").first  # type: ignore[attr-defined]
+    dash.scroll_into_view_if_needed()
+    image = dash.locator(".trtsafe-profile-plot")
+    before = image.get_attribute("src")
+    dash.locator("select").last.select_option("ecdf")
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "(before) => document.querySelector('.trtsafe-profile-plot').src !== before",
+        arg=before, timeout=60_000,
+    )
+    dash.screenshot(path=str(shots / "03_profile_dashboard_ecdf.png"))
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_in_jupyterlab(lab: tuple[str, Path], browser: object, path: Path) -> None:
     base, root = lab
@@ -231,8 +257,12 @@ def test_notebook_in_jupyterlab(lab: tuple[str, Path], browser: object, path: Pa
         if widgets:
             page.locator(".jp-OutputArea .jupyter-widgets").first.scroll_into_view_if_needed()
         page.screenshot(path=str(SCREENSHOTS / f"{path.stem}.png"))
+        if path.stem == "01_bringup_build":
+            _check_build_form(page, SCREENSHOTS)
         if path.stem == "02_failure_triage":
             _check_failure_explorer(page, SCREENSHOTS)
+        if path.stem == "03_aux_stream_profiling":
+            _check_profile_dashboard(page, SCREENSHOTS)
     except Exception:
         page.screenshot(path=str(SCREENSHOTS / f"FAILED-{path.stem}.png"))
         (SCREENSHOTS / f"FAILED-{path.stem}.html").write_text(page.content())

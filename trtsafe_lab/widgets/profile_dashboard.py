@@ -60,7 +60,7 @@ class ProfileDashboard:
     """
 
     def __init__(self, runs: Sequence[Run], *, selected: Sequence[str] = (),
-                 dpi: int = 80) -> None:
+                 dpi: int = 90) -> None:
         w = require("ipywidgets", feature="The profile dashboard")
         if not runs:
             raise ValueError("the profile dashboard needs at least one run")
@@ -127,6 +127,7 @@ class ProfileDashboard:
         buffer = io.BytesIO()
         figure.savefig(buffer, format="png", dpi=self.dpi)
         self.png = buffer.getvalue()
+        self.image.width = str(round(figure.get_figwidth() * self.dpi))  # shown at its own size
         self.image.value = self.png
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
