@@ -217,6 +217,24 @@ def _check_build_form(page: object, shots: Path) -> None:
     assert "fp16" in form.locator(".trtsafe-build-preview").inner_text()
     assert form.locator("button:has-text('Run')").is_disabled()
     form.screenshot(path=str(shots / "01_build_form_refusal.png"))
+    extra.fill("")
+    replay = form.locator("button:has-text('REPLAY')")
+    if replay.count() == 0:  # trtexec is installed: the notebook offers no replay to click
+        return
+    # Run the REPLAY tool (a recorded log, NOT TensorRT): the live panel, then the summary and
+    # a failure explorer for the run appear in the page.
+    replay.click()
+    run = form.locator("button:has-text('Run')")
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "() => ![...document.querySelectorAll('.trtsafe-build-form button')]"
+        ".find(b => b.textContent.includes('Run')).disabled", timeout=30_000)
+    run.click()
+    form.locator(".trtsafe-build-summary :text('run directory')").wait_for(timeout=120_000)
+    summary = form.locator(".trtsafe-build-summary").inner_text()
+    assert "NOT OK" in summary and "exit code 1" in summary  # a replay builds no engine
+    assert "Error" in form.locator("textarea").first.input_value()  # the live log tail
+    form.locator(".trtsafe-failure-explorer").wait_for(timeout=30_000)
+    form.screenshot(path=str(shots / "01_build_form_replay_run.png"))
 
 
 def _check_profile_dashboard(page: object, shots: Path) -> None:
@@ -238,7 +256,7 @@ def test_notebook_in_jupyterlab(lab: tuple[str, Path], browser: object, path: Pa
     base, root = lab
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     print(f"\nscreenshots: {SCREENSHOTS}")
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})  # type: ignore[attr-defined]
+    page = browser.new_page(viewport={"width": 1400, "height": 1400})  # type: ignore[attr-defined]
     try:
         page.goto(f"{base}/lab/tree/{path.name}?token={TOKEN}&reset", timeout=120_000)
         saved = _run_all_and_save(page, base, root / path.name)

@@ -56,7 +56,10 @@ def test_run_shows_live_panel_summary_and_failures(
     monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
     monkeypatch.chdir(tmp_path)
     (tmp_path / "model.onnx").write_bytes(b"not a real model: the double never reads it")
-    form = BuildForm(tmp_path / "runs")
+    double = str(bin_dir / "trtexec")
+    form = BuildForm(tmp_path / "runs", tools=["trtexec_safe", ("the double", double)])
+    assert not form.can_run  # no trtexec_safe here
+    form.tool.value = double
     assert form.can_run and not form.run_button.disabled
     form.start()
     result = form.wait(timeout_s=60)

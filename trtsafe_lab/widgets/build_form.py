@@ -99,7 +99,8 @@ class BuildForm:
         self._w = w
         self.runs_dir = Path(runs_dir)
         label = {"description_width": "110px"}
-        self.tool = w.ToggleButtons(options=list(tools), description="tool")
+        choices = [t if isinstance(t, tuple) else (t, t) for t in tools]  # (label, tool) pairs
+        self.tool = w.ToggleButtons(options=choices, description="tool")
         self.version = w.Dropdown(options=VERSIONS, value=version, description="TensorRT")
         def text(value: str, description: str, placeholder: str = "", width: str = "400px"
                  ) -> Any:
@@ -136,7 +137,7 @@ class BuildForm:
             w.HBox([w.VBox([self.onnx, self.save_engine, self.save_engine_so]),
                     w.VBox([self.timing_cache, self.max_aux_streams,
                             w.HBox([self.safe, self.skip_inference])])]),
-            self.extra, self.preview, self.run_button, self.live, self.summary,
+            self.extra, self.preview, self.run_button, self.summary, self.live,
         ])
         self.ui.add_class("trtsafe-build-form")
         self.command: TrtexecCommand | None = None
