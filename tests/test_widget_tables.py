@@ -154,3 +154,13 @@ def test_failure_explorer_over_several_logs() -> None:
     explorer.rows.value = explorer.rows.options[4][1]
     assert "B5" in explorer.detail.value and "A5" not in explorer.detail.value
     assert explorer.rows.options[0][0].startswith("b.log:1:")
+
+
+def test_missing_values_render_blank() -> None:
+    from trtsafe_lab.widgets.failure_explorer import render_page_html
+
+    table = pd.DataFrame({"line": [1, 2], "error_code": pd.array([10, None], dtype="Int64"),
+                          "message": ["a", "b"]})
+    page_html = render_page_html(page_of(table, 0, 10))
+    assert "<NA>" not in page_html and "&lt;NA&gt;" not in page_html and "nan" not in page_html
+    assert "<td>10</td>" in page_html

@@ -45,7 +45,8 @@ def _choices(table: pd.DataFrame, column: str) -> list[str]:
 def render_page_html(page: Page, columns: Sequence[str] = SHOWN_COLUMNS) -> str:
     """The HTML table for one page (escaped; long messages cut), with a caption of the range."""
     shown = [c for c in columns if c in page.rows.columns]
-    rows = page.rows[shown].copy()
+    rows = page.rows[shown].astype(object)
+    rows = rows.where(rows.notna(), "")  # pd.NA (nullable ints) shown blank, like NaN
     if "message" in rows:
         rows["message"] = rows["message"].astype(str).map(
             lambda m: m if len(m) <= MESSAGE_CHARS else m[: MESSAGE_CHARS - 1] + "…"
