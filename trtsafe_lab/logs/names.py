@@ -1,0 +1,129 @@
+"""Layer and node names exactly as TensorRT prints them.
+
+TensorRT names are free text: they contain spaces, dots, colons, brackets and nested braces
+(``{ForeignNode[177...Reshape_81 + (Unnamed Layer* 146) [Shuffle]]}``), fused names join members
+with `` + `` and wrap pointwise groups in ``PWN(...)``. The helpers here cut a name out of the
+sentence around it (the sentence's closing period is not part of the name; ``. In computeCosts at
+file:line`` locations added by TensorRT 10.16 are not either) and split fused names into members.
+"""
+
+from __future__ import annotations
+
+import re
+
+# TensorRT 10.16+ appends " In <function> at <path>:<line>" inside messages.
+_SOURCE_SUFFIX = re.compile(r"\.?\s+In [\w:~<>]+ at \S+:\d+\s*$")
+# Clauses that follow a name in a sentence.
+_TRAILING_CLAUSES = (" due to ", ", try ", ". See ", ". Try ")
+_FOREIGN = re.compile(r"^\{ForeignNode\[(?P<body>.*)\]\}$", re.DOTALL)
+_PWN = re.compile(r"^PWN\((?P<body>.*)\)$", re.DOTALL)
+_INTERFACE_PREFIX = re.compile(r"^I[A-Z][A-Za-z]*Layer ")
+
+
+def balanced_end(text: str, start: int) -> int:
+    """Index just past the brace group that opens at ``text[start] == '{'`` (or -1)."""
+    depth = 0
+    for index in range(start, len(text)):
+        char = text[index]
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return index + 1
+    return -1
+
+
+def name_at(text: str, start: int) -> str:
+    """The name that starts at ``text[start]`` and runs to the end of its sentence."""
+    rest = text[start:].lstrip()
+    if rest.startswith("{"):
+        end = balanced_end(rest, 0)
+        if end > 0:
+            return rest[:end]
+    return clean_name(rest)
+
+
+def clean_name(rest: str) -> str:
+    """Strip what follows a name printed at the end of a sentence or inside ``( ... )``."""
+    rest = rest.strip()
+    # The message may sit inside "Error Code N: Category ( ... )": drop the unmatched ")".
+    while rest.endswith(")") and rest.count(")") > rest.count("("):
+        rest = rest[:-1].rstrip()
+    rest = _SOURCE_SUFFIX.sub("", rest)
+    for clause in _TRAILING_CLAUSES:
+        cut = rest.find(clause)
+        if cut > 0:
+            rest = rest[:cut]
+    rest = rest.rstrip()
+    if rest.endswith(".") and not rest.endswith(".."):
+        rest = rest[:-1]
+    return rest.strip()
+
+
+def strip_interface(name: str) -> str:
+    """``IElementWiseLayer Mul_1384`` -> ``Mul_1384`` (TensorRT names the interface first)."""
+    return _INTERFACE_PREFIX.sub("", name, count=1)
+
+
+def _split_top(text: str, separator: str) -> list[str]:
+    """Split at ``separator`` where no (), [] or {} is open."""
+    parts: list[str] = []
+    depth = 0
+    last = 0
+    index = 0
+    width = len(separator)
+    while index < len(text):
+        char = text[index]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth = max(0, depth - 1)
+        elif depth == 0 and text.startswith(separator, index):
+            parts.append(text[last:index])
+            index += width
+            last = index
+            continue
+        index += 1
+    parts.append(text[last:])
+    return [part.strip() for part in parts if part.strip()]
+
+
+def members(name: str) -> tuple[str, ...]:
+    """The member names of a fused layer, in printed order; ``()`` for a plain layer.
+
+    ``a + b + PWN(PWN(c), d)`` -> ``(a, b, c, d)``; ``{ForeignNode[x...y + z]}`` -> ``(x, y, z)``
+    (a ForeignNode prints only the first and last node of the range it fused; the ONNX model,
+    when given, expands the range).
+    """
+    found = _members(name)
+    return tuple(found) if found != [name] else ()
+
+
+def _members(name: str) -> list[str]:
+    name = name.strip()
+    foreign = _FOREIGN.match(name)
+    if foreign:
+        body = foreign.group("body")
+        ends = _split_top(body, "...")
+        return [member for end in ends for member in _members(end)]
+    pwn = _PWN.match(name)
+    if pwn:
+        return [member for part in _split_top(pwn.group("body"), ", ") for member in _members(part)]
+    parts = _split_top(name, " + ")
+    if len(parts) > 1:
+        return [member for part in parts for member in _members(part)]
+    return [name]
+
+
+def foreign_range(name: str) -> tuple[str, str] | None:
+    """``{ForeignNode[first...last]}`` -> the first and last names of the fused range."""
+    foreign = _FOREIGN.match(name.strip())
+    if not foreign:
+        return None
+    ends = _split_top(foreign.group("body"), "...")
+    if len(ends) != 2:
+        return None
+    first = _members(ends[0])
+    last = _members(ends[1])
+    return first[0], last[-1]

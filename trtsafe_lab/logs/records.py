@@ -1,0 +1,238 @@
+"""Split log text into records: one record per logged message, continuation lines attached.
+
+A *line* here is one physical line of the file (split on ``\\n`` only; a trailing ``\\r`` is
+dropped, other bytes are kept). A line whose start carries a timestamp, a severity tag or a
+logger tag starts a new record; an untagged line continues the previous record (multi-line
+messages, ONNX node dumps, tracebacks), up to :data:`MAX_CONTINUATION` lines. Several records
+printed on one line (``... volume [12:15:24] [E] [TRT] Instruction: ...``) are split apart and
+keep that line's number. Nothing here raises on odd input: any text gives records.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from trtsafe_lab.logs.triggers import has_trigger
+
+MAX_CONTINUATION = 400  # untagged lines attached to one record before a new one is started
+MAX_LINE_CHARS = 1 << 20  # characters of one line kept for matching (the rest is cut off)
+
+_TIME = r"\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?"
+_DATE_TIME = r"\d{1,4}[/-]\d{1,2}[/-]\d{1,4}[-T ]" + _TIME
+_SEVERITY_LETTERS = {
+    "E": "error",
+    "W": "warning",
+    "I": "info",
+    "V": "verbose",
+    "F": "internal_error",
+    "!": "critical",
+    "D": "verbose",
+    "S": "verbose",
+    "X": "verbose",
+}
+_SEVERITY_WORDS = {
+    "ERROR": "error",
+    "WARNING": "warning",
+    "WARN": "warning",
+    "INFO": "info",
+    "VERBOSE": "verbose",
+    "DEBUG": "verbose",
+    "INTERNAL ERROR": "internal_error",
+    "INTERNAL_ERROR": "internal_error",
+    "CRITICAL": "critical",
+    "FATAL": "internal_error",
+}
+
+# One prefix token at the current position; the parser strips tokens until none matches.
+_TOKEN = re.compile(
+    r"""
+    (?P<ws>\s+)
+  | \[(?P<ts>""" + _DATE_TIME + "|" + _TIME + r""")\]
+  | \[(?P<ts_sev>\d{4}-\d\d-\d\d\ """ + _TIME + r""")\s+
+        (?P<sev_in_ts>ERROR|WARNING|INFO|VERBOSE|INTERNAL_ERROR)\]
+  | (?P<iso>\d{4}-\d\d-\d\d[ T]""" + _TIME + r""")\d*:?
+  | \[(?P<sev>[EWIVF!DSX])\]
+  | \[(?P<ort>[EWIV]):onnxruntime:[^\]]*\]
+  | \[(?P<tag>TRT|TensorRT|TensorRT-LLM|Torch-TensorRT|TRTorch)\]:?
+  | \[(?P<apptag>[A-Za-z][\w-]*-Cookbook|polygraphy|Polygraphy)\]
+  | (?P<word>INTERNAL[ _]ERROR|ERROR|WARNING|WARN|INFO|VERBOSE|DEBUG|CRITICAL|FATAL)
+        (?::(?P<logger>[A-Za-z_][\w.]*):(?!:)|:|\b(?=\s))
+  | \[(?P<ctx>(?:TRTorch|Torch-TensorRT)[^\]]*)\]\ -
+  | (?P<absl>[EWIF])\d{4}\ """ + _TIME + r"""\s+\d+\ [\w./-]+:\d+\]
+  | (?P<tf>[EWIF])\ (?=(?:tensorflow|third_party)/)[\w./-]+:\d+\]
+    """,
+    re.VERBOSE,
+)
+# Tokens that may only appear at the very start of a line (a user's copy cut them short).
+_START_TOKEN = re.compile(
+    r"(?P<quote>> ?)|(?P<ts>" + _DATE_TIME + r")\]|(?P<sev>[EWIVF])\] (?=\S)"
+)
+_ERROR_NUMBER = re.compile(r"(\d{1,2}): ")
+# Another record starting in the middle of a line: " [12:15:24] [E] [TRT] ..."
+_MID_LINE_RECORD = re.compile(r"\s(?=\[(?:" + _DATE_TIME + "|" + _TIME + r")\] \[[EWIVF!]\] )")
+# Untagged lines that nevertheless start a record of their own.
+_STANDALONE = re.compile(
+    r"While parsing node number|^In node \d|^Traceback \(most recent call last\)|^&&&& "
+    r"|^Error: |^Segmentation fault"
+)
+
+
+@dataclass
+class Prefix:
+    """What the start of one line says about its record."""
+
+    timestamp: str = ""
+    severity: str = ""
+    source: str = ""
+    error_number: int | None = None
+    tagged: bool = False
+
+
+@dataclass
+class Record:
+    """One logged message: its first line's prefix and every line's text without prefixes."""
+
+    line: int
+    prefix: Prefix
+    lines: list[tuple[int, str]] = field(default_factory=list)  # (line number, text)
+    hit: bool = False  # one of its lines matched the failure trigger (see triggers.py)
+
+    @property
+    def end_line(self) -> int:
+        return self.lines[-1][0] if self.lines else self.line
+
+    @property
+    def message(self) -> str:
+        return "\n".join(text for _, text in self.lines)
+
+
+def parse_prefix(text: str) -> tuple[Prefix, str]:
+    """Strip timestamps, severity and logger tags from the start of ``text``.
+
+    Returns what was found and the rest of the line (the message).
+    """
+    prefix = Prefix()
+    pos = 0
+    start = _START_TOKEN.match(text)
+    while start is not None:
+        if start.group("ts"):
+            prefix.timestamp = prefix.timestamp or start.group("ts")
+        elif start.group("sev"):
+            prefix.severity = _SEVERITY_LETTERS[start.group("sev")]
+        prefix.tagged = prefix.tagged or start.group("quote") is None
+        pos = start.end()
+        if start.group("quote") is None:
+            break
+        start = _START_TOKEN.match(text, pos)
+    saw_number = False
+    while True:
+        token = _TOKEN.match(text, pos)
+        if token is None or token.end() == pos:
+            break
+        group = token.group
+        kind = "ws"
+        if group("ts") or group("iso"):
+            kind = "ts"
+            prefix.timestamp = prefix.timestamp or group("ts") or group("iso")
+        elif group("ts_sev"):
+            kind = "ts"
+            prefix.timestamp = prefix.timestamp or group("ts_sev")
+            prefix.severity = _SEVERITY_WORDS[group("sev_in_ts")]
+            prefix.source = prefix.source or "tensorrt"
+        elif group("sev"):
+            kind = "sev"
+            prefix.severity = _SEVERITY_LETTERS[group("sev")]
+        elif group("ort"):
+            kind = "sev"
+            prefix.severity = _SEVERITY_LETTERS[group("ort")]
+            prefix.source = "onnxruntime"
+        elif group("tag"):
+            kind = "tag"
+            prefix.source = prefix.source or (
+                "torch-tensorrt" if "orch" in group("tag") else "tensorrt"
+            )
+        elif group("apptag"):
+            kind = "tag"
+            prefix.source = prefix.source or (
+                "polygraphy" if "olygraphy" in group("apptag") else "app"
+            )
+        elif group("word"):
+            kind = "sev"
+            prefix.severity = _SEVERITY_WORDS[group("word").replace("_", " ")]
+            if group("logger"):
+                prefix.source = prefix.source or "python-logging"
+        elif group("ctx"):
+            kind = "tag"
+            prefix.source = "trtorch" if group("ctx").startswith("TRTorch") else "torch-tensorrt"
+        elif group("absl") or group("tf"):
+            kind = "sev"
+            prefix.severity = _SEVERITY_LETTERS[group("absl") or group("tf")]
+            prefix.source = "tf-trt"
+        if kind != "ws":
+            prefix.tagged = True
+        pos = token.end()
+        if prefix.severity in ("error", "internal_error", "critical") and not saw_number:
+            number = _ERROR_NUMBER.match(text, pos)
+            if number is not None:
+                prefix.error_number = int(number.group(1))
+                pos = number.end()
+                saw_number = True
+    if prefix.tagged and not prefix.source:
+        prefix.source = "trtexec" if prefix.timestamp else "polygraphy"
+    return prefix, text[pos:]
+
+
+def split_line(raw: str) -> list[str]:
+    """One physical line -> the records printed on it (usually one)."""
+    if len(raw) > MAX_LINE_CHARS:
+        raw = raw[:MAX_LINE_CHARS]
+    if raw.endswith("\r"):
+        raw = raw[:-1]
+    if "] [" not in raw[8:]:
+        return [raw]
+    parts = _MID_LINE_RECORD.split(raw)
+    return [part for part in parts if part] or [raw]
+
+
+class RecordSplitter:
+    """Turns a stream of physical lines into :class:`Record` objects, one at a time."""
+
+    def __init__(self) -> None:
+        self._current: Record | None = None
+
+    def feed(self, line_no: int, raw: str) -> list[Record]:
+        """Add one physical line; return the records it completed (oldest first)."""
+        done: list[Record] = []
+        for part in split_line(raw):
+            prefix, text = parse_prefix(part)
+            current = self._current
+            starts = (
+                prefix.tagged
+                or current is None
+                or _STANDALONE.search(text) is not None
+                or len(current.lines) >= MAX_CONTINUATION
+            )
+            if starts:
+                if current is not None:
+                    done.append(current)
+                self._current = Record(
+                    line=line_no, prefix=prefix, lines=[(line_no, text)], hit=has_trigger(part)
+                )
+            else:
+                assert current is not None
+                current.lines.append((line_no, part.rstrip()))
+                current.hit = current.hit or has_trigger(part)
+        return done
+
+    def flush(self) -> list[Record]:
+        """Return the record still open (at the end of the input or of a window)."""
+        current, self._current = self._current, None
+        return [current] if current is not None else []
+
+
+def is_record_start(raw: str) -> bool:
+    """True when ``raw`` (one physical line) starts a new record."""
+    first = split_line(raw)[0]
+    prefix, text = parse_prefix(first)
+    return prefix.tagged or _STANDALONE.search(text) is not None

@@ -1,0 +1,47 @@
+"""Where log text comes from: a file path, bytes, or a string; read in bounded pieces."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+LogSource = str | os.PathLike[str] | bytes
+
+
+class LogReadError(OSError):
+    """A log file could not be read; the message names the path and says what to check."""
+
+
+def open_log(path: str | os.PathLike[str]) -> BinaryIO:
+    """Open ``path`` for binary reading or raise :class:`LogReadError` naming it."""
+    location = Path(path)
+    try:
+        if location.is_dir():
+            raise IsADirectoryError(21, "Is a directory")
+        return open(location, "rb")
+    except OSError as err:
+        reason = err.strerror or str(err)
+        raise LogReadError(
+            f"cannot read log file '{location}': {reason}. "
+            "Check the path and its permissions (pass text=True to analyse a string)."
+        ) from err
+
+
+def iter_lines(source: LogSource, *, text: bool = False) -> Iterator[bytes | str]:
+    """Yield the physical lines of a log, each with its newline when it had one."""
+    if isinstance(source, bytes | bytearray | memoryview):
+        data = bytes(source)
+        yield from (data[:-1] if data.endswith(b"\n") else data).split(b"\n")
+        return
+    if text:
+        string = str(source)
+        yield from (string[:-1] if string.endswith("\n") else string).split("\n")
+        return
+    handle = open_log(source)
+    with handle:
+        try:
+            yield from handle
+        except OSError as err:
+            raise LogReadError(f"reading log file '{source}' failed: {err}") from err
