@@ -301,3 +301,21 @@ def test_extensionless_files_are_recognised_by_their_shebang(head: bytes, kind: 
     from trtsafe_lab.migrate.walker import file_kind
 
     assert file_kind(Path("tools/build_engines"), head) == kind
+
+
+def test_other_ci_dialects_are_read(tmp_path: Path) -> None:
+    azure = "steps:\n  - bash: |\n      trtexec --onnx=m.onnx --safe --fp16\n"
+    circle = (
+        "jobs:\n  build:\n    steps:\n      - run:\n          name: engine\n"
+        "          command: trtexec --onnx=m.onnx --restricted\n"
+    )
+    assert rules_at(tmp_path, "azure-pipelines.yml", azure) == [(3, "precision-flags-removed")]
+    assert rules_at(tmp_path, ".circleci/config.yml", circle) == [(6, "restricted-removed")]
+
+
+def test_clean_tree_gives_an_empty_frame_with_the_columns() -> None:
+    from trtsafe_lab.migrate import FINDING_COLUMNS, migration_findings
+
+    frame = migration_findings(Path(__file__).parent / "fixtures" / "migrate" / "v11")
+    assert frame.empty
+    assert list(frame.columns) == list(FINDING_COLUMNS)
