@@ -275,3 +275,47 @@ def test_cpp_11x_shapes_seen_in_public_samples_give_no_finding(tmp_path: Path) -
 def test_cpp_10x_create_graph_shapes_are_missing_the_companion(tmp_path: Path, call: str) -> None:
     text = f"void f() {{\n    {call};\n}}\n"
     assert rules_at(tmp_path, "create.cpp", text) == [(2, "companion-so-missing")]
+
+
+def test_self_referencing_variables_do_not_blow_up() -> None:
+    text = "".join(f"set(LIBS ${{LIBS}} lib{i})\n" for i in range(60))
+    text += "execute_process(COMMAND trtexec ${LIBS} --int8)\n"
+    facts = analyse_cmake(text, "CMakeLists.txt")
+    assert [(f.line, f.rule) for f in facts.findings] == [(61, "precision-flags-removed")]
+    shell = 'FLAGS=--safe\nFLAGS="$FLAGS $FLAGS --fp16"\n' * 40 + "trtexec $FLAGS\n"
+    assert {f.rule for f in analyse_shell(shell, "s.sh").findings} == {"precision-flags-removed"}
+
+
+@pytest.mark.parametrize(
+    ("head", "kind"),
+    [
+        (b"#!/usr/bin/env bash\n", "shell"),
+        (b"#!/bin/sh -e\n", "shell"),
+        (b"#!/usr/bin/env python3\n", "python"),
+        (b"#!/usr/bin/perl\n", None),
+        (b"#!/usr/bin/fish\n", None),
+        (b"plain text\n", None),
+    ],
+)
+def test_extensionless_files_are_recognised_by_their_shebang(head: bytes, kind: str | None) -> None:
+    from trtsafe_lab.migrate.walker import file_kind
+
+    assert file_kind(Path("tools/build_engines"), head) == kind
+
+
+def test_other_ci_dialects_are_read(tmp_path: Path) -> None:
+    azure = "steps:\n  - bash: |\n      trtexec --onnx=m.onnx --safe --fp16\n"
+    circle = (
+        "jobs:\n  build:\n    steps:\n      - run:\n          name: engine\n"
+        "          command: trtexec --onnx=m.onnx --restricted\n"
+    )
+    assert rules_at(tmp_path, "azure-pipelines.yml", azure) == [(3, "precision-flags-removed")]
+    assert rules_at(tmp_path, ".circleci/config.yml", circle) == [(6, "restricted-removed")]
+
+
+def test_clean_tree_gives_an_empty_frame_with_the_columns() -> None:
+    from trtsafe_lab.migrate import FINDING_COLUMNS, migration_findings
+
+    frame = migration_findings(Path(__file__).parent / "fixtures" / "migrate" / "v11")
+    assert frame.empty
+    assert list(frame.columns) == list(FINDING_COLUMNS)

@@ -133,3 +133,21 @@ def test_importing_the_checker_does_not_load_parsers_or_pandas() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+def test_missing_tree_sitter_names_the_migrate_extra(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    from trtsafe_lab.migrate import cpp_tree
+
+    cpp_tree._parser.cache_clear()
+    monkeypatch.setitem(sys.modules, "tree_sitter", None)  # import now raises ImportError
+    (tmp_path / "a.cpp").write_text("int main() { return 0; }\n")
+    try:
+        code, _, err = run(capsys, str(tmp_path))
+    finally:
+        cpp_tree._parser.cache_clear()
+    assert code == 2
+    assert "trtsafe-lab[migrate]" in err

@@ -23,8 +23,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "trtsafe_lab.trtexec.cli",
     "trtsafe_lab.artifacts_cli",
     "trtsafe_lab.profile.cli",
-    "trtsafe_lab.migrate.cli",
     "trtsafe_lab.runtime.cli",
+    "trtsafe_lab.migrate.cli",
     "trtsafe_lab.report",
 )
 

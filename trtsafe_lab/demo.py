@@ -16,8 +16,8 @@ from pathlib import Path
 DEMO_STEPS: tuple[str, ...] = (
     "trtsafe_lab.trtexec.builds_demo",
     "trtsafe_lab.profile.profile_demo",
-    "trtsafe_lab.migrate.demo",
     "trtsafe_lab.runtime.lifecycle_demo",
+    "trtsafe_lab.migrate.demo",
     "trtsafe_lab.report_demo",
 )
 

@@ -1,7 +1,8 @@
-"""CI YAML (GitHub Actions, GitLab CI and the like) -> findings.
+"""CI YAML (GitHub Actions, GitLab CI, Azure Pipelines, CircleCI and the like) -> findings.
 
 Reads the YAML node tree (PyYAML's composer, which keeps line numbers) and checks the shell in
-``run:`` / ``script:`` / ``before_script:`` / ``after_script:`` blocks, with ``env:`` /
+``run:`` / ``script:`` / ``before_script:`` / ``after_script:`` / ``bash:`` blocks and CircleCI's
+``run: {command: ...}``, with ``env:`` /
 ``variables:`` mappings as shell variables. Packaging steps: GitLab ``artifacts: paths:`` and
 GitHub ``actions/upload-artifact`` ``with: path:`` are ship steps.
 """
@@ -16,7 +17,7 @@ from trtsafe_lab.migrate.makefile import analyse_commands
 from trtsafe_lab.migrate.shell import parse_shell
 from trtsafe_lab.migrate.words import Variables, Word, split_value
 
-SCRIPT_KEYS = ("run", "script", "before_script", "after_script")
+SCRIPT_KEYS = ("run", "script", "before_script", "after_script", "bash", "command")
 VARIABLE_KEYS = ("env", "variables")
 FEATURE = "Checking CI YAML for 10.x -> 11.x migration"
 
@@ -98,7 +99,7 @@ def _visit(node: Node, variables: Variables, path: str, facts: Facts) -> None:
         if step:
             facts.ship_steps.append(step)
     for key, value in mapping.items():
-        if key not in SCRIPT_KEYS and key not in VARIABLE_KEYS:
+        if key not in VARIABLE_KEYS:  # script scalars visit to nothing; mappings (CircleCI) do not
             _visit(value, variables, path, facts)
 
 

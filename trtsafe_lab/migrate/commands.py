@@ -16,11 +16,17 @@ from urllib.parse import parse_qsl, urlsplit
 
 from trtsafe_lab.migrate.rules import Finding, make_finding
 from trtsafe_lab.migrate.words import Word
+from trtsafe_lab.trtexec.rules import (
+    COMPANION_SO_FLAGS,
+    DEPRECATED_SAFE_FLAGS,
+    REMOVED_PRECISION_FLAGS,
+)
 
 TRTEXEC = "trtexec"
 TRTEXEC_SAFE = "trtexec_safe"
-PRECISION_FLAGS = ("fp16", "int8", "bf16", "fp8", "int4", "best", "calib")
-SAFE_DEPRECATED_FLAGS = ("useCudaGraph", "separateProfileRun")
+# One source of truth for the 11.x flag facts: the builds job's trtexec rules.
+PRECISION_FLAGS = tuple(REMOVED_PRECISION_FLAGS)
+SAFE_DEPRECATED_FLAGS = tuple(DEPRECATED_SAFE_FLAGS)
 OVERLAY = "/nvidia_overlay"
 ENGINE_SUFFIXES = (".engine", ".plan")
 _SHIP_PROGRAMS = {"cp", "install", "rsync", "scp", "tar", "zip", "7z"}
@@ -107,9 +113,14 @@ def _check_trtexec(argv: list[Word], name: str, file: str, facts: Facts) -> None
             )
         elif opt in PRECISION_FLAGS and (value is None or opt == "calib"):
             facts.findings.append(
-                make_finding("precision-flags-removed", file, word.line, f"{name} --{opt}")
+                make_finding(
+                    "precision-flags-removed",
+                    file,
+                    word.line,
+                    f"{name} --{opt} (11.x: {REMOVED_PRECISION_FLAGS[opt]})",
+                )
             )
-        elif opt in ("saveEngineSo", "loadEngineSo") and name == TRTEXEC and "safe" not in names:
+        elif opt in COMPANION_SO_FLAGS and name == TRTEXEC and "safe" not in names:
             facts.findings.append(
                 make_finding(
                     "engine-so-needs-safe", file, word.line, f"trtexec --{opt} without --safe"
@@ -118,7 +129,10 @@ def _check_trtexec(argv: list[Word], name: str, file: str, facts: Facts) -> None
         elif opt in SAFE_DEPRECATED_FLAGS and name == TRTEXEC_SAFE:
             facts.findings.append(
                 make_finding(
-                    "trtexec-safe-deprecated-flag", file, word.line, f"trtexec_safe --{opt}"
+                    "trtexec-safe-deprecated-flag",
+                    file,
+                    word.line,
+                    f"trtexec_safe --{opt} ({DEPRECATED_SAFE_FLAGS[opt]})",
                 )
             )
         elif opt == "remoteAutoTuningConfig" and value:

@@ -58,10 +58,13 @@ def file_kind(path: Path, head: bytes = b"") -> str | None:
     if suffix in YAML_SUFFIXES:
         return "yaml"
     if head.startswith(b"#!"):
-        interpreter = head.split(b"\n", 1)[0]
-        if b"python" in interpreter:
+        words = head[2:].split(b"\n", 1)[0].split()
+        if words and words[0].endswith(b"/env") and len(words) > 1:
+            words = words[1:]
+        program = words[0].rsplit(b"/", 1)[-1] if words else b""
+        if program.startswith(b"python"):
             return "python"
-        if any(shell in interpreter for shell in (b"sh", b"bash", b"zsh", b"ksh")):
+        if program in (b"sh", b"bash", b"dash", b"ksh", b"zsh"):
             return "shell"
     return None
 

@@ -12,6 +12,7 @@ import shlex
 from dataclasses import dataclass
 
 _MAX_DEPTH = 8
+_MAX_WORDS = 2000
 
 # Variable references by syntax. Group "name" is the variable; "default" a shell ${X:-default}.
 _SHELL_REF = re.compile(
@@ -66,35 +67,52 @@ def split_value(text: str, line: int) -> list[Word]:
 
 
 def _expand_with(
-    word: Word, variables: Variables, pattern: re.Pattern[str], depth: int
+    word: Word,
+    variables: Variables,
+    pattern: re.Pattern[str],
+    depth: int,
+    active: frozenset[str] = frozenset(),
 ) -> list[Word]:
+    """Expand ``word``; names in ``active`` (being expanded) stay literal, so ``X=$X more``
+    cannot recurse, and the result is capped at :data:`_MAX_WORDS` words."""
     if depth > _MAX_DEPTH or "$" not in word.text:
         return [word]
+
+    def lookup(match: re.Match[str]) -> tuple[str, list[Word] | None]:
+        name = match.group("name") or match.groupdict().get("bare") or ""
+        value = variables.get(name) if name not in active else None
+        return name, value
+
     whole = pattern.fullmatch(word.text)
     if whole:
-        name = whole.group("name") or whole.groupdict().get("bare")
-        value = variables.get(name) if name else None
+        name, value = lookup(whole)
         if value is None and whole.groupdict().get("default"):
             value = split_value(whole.group("default"), word.line)
-        if value is not None:
-            out: list[Word] = []
-            for part in value:
-                out.extend(_expand_with(part, variables, pattern, depth + 1))
-            return [Word(w.text, w.line, word.site) for w in out]
-        return [word]
+        if value is None:
+            return [word]
+        out: list[Word] = []
+        for part in value:
+            out.extend(_expand_with(part, variables, pattern, depth + 1, active | {name}))
+            if len(out) >= _MAX_WORDS:
+                break
+        return [Word(w.text, w.line, word.site) for w in out[:_MAX_WORDS]]
+
+    names: set[str] = set()
 
     def substitute(match: re.Match[str]) -> str:
-        name = match.group("name") or match.groupdict().get("bare")
-        value = variables.get(name) if name else None
+        name, value = lookup(match)
         if value is None:
             default = match.groupdict().get("default")
             return default if default else match.group(0)
-        return " ".join(part.text for part in value)
+        names.add(name)
+        return " ".join(part.text for part in value[:_MAX_WORDS])
 
     text = pattern.sub(substitute, word.text)
     if text == word.text:
         return [word]
-    return _expand_with(Word(text, word.line, word.at), variables, pattern, depth + 1)
+    return _expand_with(
+        Word(text, word.line, word.at), variables, pattern, depth + 1, active | names
+    )
 
 
 def expand_shell(word: Word, variables: Variables) -> list[Word]:
