@@ -64,6 +64,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} not found: install Debian's chromium (apt-get install -y "
                     "chromium; .ci/run does it) or set TRTSAFE_CHROMIUM")
+    shutil.rmtree(SCREENSHOTS, ignore_errors=True)  # this run's screenshots only
     home = tmp_path_factory.mktemp("lab")
     root = home / "root"
     root.mkdir()
