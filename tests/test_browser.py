@@ -275,6 +275,8 @@ def test_notebook_in_jupyterlab(lab: tuple[str, Path], browser: object, path: Pa
             assert page.locator(".jp-OutputArea :text('Error displaying widget')").count() == 0
         if widgets:
             page.locator(".jp-OutputArea .jupyter-widgets").first.scroll_into_view_if_needed()
+        elif page.locator(".jp-OutputArea img").count():
+            page.locator(".jp-OutputArea img").first.scroll_into_view_if_needed()
         page.screenshot(path=str(SCREENSHOTS / f"{path.stem}.png"))
         if path.stem == "01_bringup_build":
             _check_build_form(page, SCREENSHOTS)
