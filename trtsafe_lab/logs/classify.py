@@ -60,7 +60,7 @@ _RUNTIME_MARKER = re.compile(
     r"Engine built in|Engine deserialized in|Engine loaded in|Loaded engine size"
     r"|Starting inference|Loading bytes from \S+\.(?:engine|plan|trt)\b"
 )
-_BUILD_MARKER = re.compile(r"Local timing cache in use")
+_BUILD_MARKER = re.compile(r"(?:Local|Global) timing cache in use")
 
 _RUNTIME_CONTENT = re.compile(
     r"[Dd]eserializ|Inference set up failed|Got invalid engine|enqueue\w* failed"
@@ -349,15 +349,22 @@ def _dump_text(text: str) -> str:
     return text
 
 
+def marker_phase(text: str) -> str:
+    """The phase a marker line starts ("runtime", "build") or "" for other lines."""
+    if _RUNTIME_MARKER.search(text):
+        return "runtime"
+    return "build" if _BUILD_MARKER.search(text) else ""
+
+
 def examine(record: Record, state: ParseState) -> Facts:
     """Read one record, update ``state`` and return what the record says."""
     message = record.message
     prefix = record.prefix
-    for _, text in record.lines:
-        if _RUNTIME_MARKER.search(text):
-            state.phase = "runtime"
-        elif _BUILD_MARKER.search(text):
-            state.phase = "build"
+    # Only records that contain a trigger may change the state, so that the streaming scan,
+    # which skips the others, reads the same state as a full parse.
+    if record.hit:
+        for _, text in record.lines:
+            state.phase = marker_phase(text) or state.phase
     findings: list[Finding] = []
     seen: set[str] = set()
     first = _dump_text(record.lines[0][1]) if record.lines else ""
@@ -366,13 +373,14 @@ def examine(record: Record, state: ParseState) -> Facts:
         "--- End node ---",
     )
     for index, (line_no, text) in enumerate(record.lines):
-        _update_block(state, _dump_text(text) if index == 0 else text)
+        if record.hit:
+            _update_block(state, _dump_text(text) if index == 0 else text)
         for name, category in line_names(text):
             if name not in seen:
                 seen.add(name)
                 findings.append(Finding(name, line_no, category))
     importer = _IMPORTER_NODE.search(record.lines[0][1]) if record.lines else None
-    parser_error = _PARSER_ERROR.search(message) is not None
+    parser_error = record.hit and _PARSER_ERROR.search(message) is not None
     if parser_error:
         if not findings:
             fallback = (
@@ -389,7 +397,7 @@ def examine(record: Record, state: ParseState) -> Facts:
     if parser_error and category not in ("parser-unsupported", "parser-error"):
         category = "parser-error"
     phase = _PHASE_BY_CATEGORY.get(category, "")
-    if not phase and _RUNTIME_CONTENT.search(message):
+    if not phase and record.hit and _RUNTIME_CONTENT.search(message):
         state.phase = "runtime"
     if not phase:
         phase = state.phase

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from io import BufferedReader
 from pathlib import Path
-from typing import BinaryIO
 
 LogSource = str | os.PathLike[str] | bytes
 
@@ -14,7 +14,7 @@ class LogReadError(OSError):
     """A log file could not be read; the message names the path and says what to check."""
 
 
-def open_log(path: str | os.PathLike[str]) -> BinaryIO:
+def open_log(path: str | os.PathLike[str]) -> BufferedReader:
     """Open ``path`` for binary reading or raise :class:`LogReadError` naming it."""
     location = Path(path)
     try:
