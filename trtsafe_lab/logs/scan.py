@@ -21,11 +21,10 @@ import numpy as np
 from trtsafe_lab.logs.classify import marker_phase
 from trtsafe_lab.logs.parser import LogParser
 from trtsafe_lab.logs.records import MAX_CONTINUATION, is_record_start
-from trtsafe_lab.logs.source import LogReadError, open_log
+from trtsafe_lab.logs.source import MAX_LINE_BYTES, LogReadError, open_log
 from trtsafe_lab.logs.triggers import TRIGGER_GROUPS, has_error_trigger
 
 CHUNK_BYTES = 4 << 20
-MAX_LINE_BYTES = 4 << 20  # a longer line is cut here (its start is kept) before parsing
 CONTEXT_LINES = 2 * MAX_CONTINUATION + 2  # lines kept from one chunk for the next one's windows
 
 _GROUPS = tuple((first, re.compile(pattern)) for first, pattern in TRIGGER_GROUPS)
