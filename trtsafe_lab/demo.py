@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 # Modules with a ``run_demo`` step, in the order they run.
-DEMO_STEPS: tuple[str, ...] = ()
+DEMO_STEPS: tuple[str, ...] = ("trtsafe_lab.logs.demo",)
 
 
 def run_demo(out_dir: Path, steps: tuple[str, ...] = DEMO_STEPS) -> list[Path]:

@@ -65,6 +65,7 @@ _RUNTIME_MARKER = re.compile(
 )
 _BUILD_MARKER = re.compile(r"(?:Local|Global) timing cache in use")
 
+_TACTIC_CONTENT = re.compile(r"Autotuner|[Ss]kipping tactic|computeCosts|getBestTactic")
 _RUNTIME_CONTENT = re.compile(
     r"[Dd]eserializ|Inference set up failed|Got invalid engine|enqueue\w* failed"
     r"|execution context"
@@ -411,6 +412,8 @@ def examine(record: Record, state: ParseState) -> Facts:
     if parser_error and category not in ("parser-unsupported", "parser-error"):
         category = "parser-error"
     phase = _PHASE_BY_CATEGORY.get(category, "")
+    if not phase and _TACTIC_CONTENT.search(message):
+        phase = "tactic"
     if not phase and record.hit and _RUNTIME_CONTENT.search(message):
         state.phase = "runtime"
     if not phase:
