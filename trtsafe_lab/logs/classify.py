@@ -9,12 +9,15 @@ runtime, from markers such as ``Engine built in`` and ``Starting inference``).
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 
 from trtsafe_lab.logs.names import name_at, strip_interface
 from trtsafe_lab.logs.records import Record
 
+MAX_NAME_CHARS = 4096  # longer "names" are not names
+MAX_MATCHES = 64  # findings of one kind read from one line
 ERRORISH = frozenset({"error", "internal_error", "critical"})
 REPORTED = ERRORISH | {"warning", ""}
 
@@ -27,22 +30,22 @@ _SHAPE_PHRASE = re.compile(
     r": (?:IShuffleLayer applied to shape tensor|dimensions not compatible for elementwise"
     r"|reshaping failed for tensor|broadcast dimensions must be conformable)"
 )
-_ERROR_CODE_OPEN = re.compile(r"Error Code \d+: [^(]*\(")
+_ERROR_CODE_OPEN = re.compile(r"Error Code \d+: [^(]{0,200}\(")
 _LEADING_LOCATION = re.compile(r"^(?:\d{1,2}: )?(?:\[[^\]]*::[^\]]*\] )?")
 _DLA_FALLBACK = (
     re.compile(
-        r"Default DLA is enabled but layer (?P<name>.+?) is not (?:supported|running) on DLA, "
-        r"falling back to GPU"
+        r"Default DLA is enabled but layer (?P<name>.{1,1024}?) is not (?:supported|running) "
+        r"on DLA, falling back to GPU"
     ),
-    re.compile(r"Layer '(?P<name>.+?)' \([\w ]+\): Unsupported on DLA"),
-    re.compile(r"Validation failed for DLA layer: (?P<name>.+?)\. Switching to GPU fallback"),
+    re.compile(r"Layer '(?P<name>[^']{1,4096})' \([\w ]{1,40}\): Unsupported on DLA"),
+    re.compile(r"Validation failed for DLA layer: (?P<name>.{1,1024}?)\. Switching to GPU"),
 )
 _GET_BEST_TACTIC = re.compile(r"(?:GPU|[Cc]uda) error during getBestTactic: (?P<rest>.+)$")
 _INVALID_NODE = re.compile(r"Invalid Node - (?P<name>.+?)\s*$")
-_IN_NODE_NAMED = re.compile(r"In node -?\d+ with name: (?P<name>.+?) and operator: ")
+_IN_NODE_NAMED = re.compile(r"In node -?\d{1,9} with name: (?P<name>.{1,1024}?) and operator: ")
 _NODE_NAME_CALL = re.compile(r"error\.node_name\(\) = '(?P<name>.+)'\s*$")
 _SAFETY = re.compile(r"[Ss]afety[ -]scope|kSAFETY|[Ss]afety[ -]certified|EngineCapability::kSAFETY")
-_QUOTED_LAYER = re.compile(r"[Ll]ayer '(?P<name>[^']+)'")
+_QUOTED_LAYER = re.compile(r"[Ll]ayer '(?P<name>[^']{1,4096})'")
 
 # --- ONNX parser blocks ----------------------------------------------------------------------
 _PARSE_HEADER = re.compile(
@@ -60,8 +63,9 @@ _RUNTIME_MARKER = re.compile(
     r"Engine built in|Engine deserialized in|Engine loaded in|Loaded engine size"
     r"|Starting inference|Loading bytes from \S+\.(?:engine|plan|trt)\b"
 )
-_BUILD_MARKER = re.compile(r"Local timing cache in use")
+_BUILD_MARKER = re.compile(r"(?:Local|Global) timing cache in use")
 
+_TACTIC_CONTENT = re.compile(r"Autotuner|[Ss]kipping tactic|computeCosts|getBestTactic")
 _RUNTIME_CONTENT = re.compile(
     r"[Dd]eserializ|Inference set up failed|Got invalid engine|enqueue\w* failed"
     r"|execution context"
@@ -139,20 +143,21 @@ _PHASE_BY_CATEGORY = {
 
 # --- error codes and locations ---------------------------------------------------------------
 _ERROR_CODE = re.compile(
-    r"Error Code:? (?P<code>\d+): (?:(?P<name>[A-Za-z][\w ]*?) \(|(?=Skipping))"
+    r"Error Code:? (?P<code>\d{1,9}): (?:(?P<name>[A-Za-z][\w ]{0,60}?) \(|(?=Skipping))"
     r"|Error\[(?P<bracket>\d+)\]: "
 )
 _LOCATIONS = (
-    re.compile(r"ERROR: (?P<loc>\S+\.(?:cpp|cc|hpp|h):\d+) In function (?P<func>\w+):"),
-    re.compile(r"\[(?P<loc>[\w./\\-]+\.(?:cpp|cc|cu|h|hpp)::(?P<func>[\w:~]+)::\d+)\]"),
-    re.compile(r"\[(?P<loc>[\w./\\-]+\.(?:cpp|cc|h|hpp):(?P<func>\w+):\d+)\]"),
-    re.compile(r"In (?P<func>[\w:~]+) at (?P<loc>\S+:\d+)"),
+    re.compile(r"ERROR: (?P<loc>\S{1,300}\.(?:cpp|cc|hpp|h):\d+) In function (?P<func>\w{1,200}):"),
     re.compile(
-        r"(?P<loc>[\w./\\:-]+\.(?:cpp|cc|h|hpp)(?::\d+| \(\d+\)))"
-        r"(?:[: ]+In function (?P<func>\w+))?"
+        r"\[(?P<loc>[\w./\\-]{1,300}\.(?:cpp|cc|cu|h|hpp)::(?P<func>[\w:~]{1,300})::\d+)\]"
     ),
+    re.compile(r"\[(?P<loc>[\w./\\-]{1,300}\.(?:cpp|cc|h|hpp):(?P<func>\w{1,200}):\d+)\]"),
+    re.compile(r"In (?P<func>[\w:~]{1,300}) at (?P<loc>\S{1,300}:\d+)"),
 )
-_API = re.compile(r"(?P<func>I[A-Z]\w+::\w+): ")
+# A bare "file.cpp:NN" / "file.cpp (NN)" location: found from its extension, then walked back.
+_EXTENSION = re.compile(r"\.(?:cpp|cc|h|hpp)(?::\d+| \(\d+\))(?:[: ]+In function (\w{1,200}))?")
+_PATH_TAIL = re.compile(r"[\w./\\:-]{1,300}$")
+_API = re.compile(r"(?P<func>I[A-Z]\w{0,80}::\w{1,80}): ")
 
 
 @dataclass
@@ -196,8 +201,8 @@ class Facts:
 
 def _shape_names(text: str) -> list[str]:
     found = []
-    for match in _SHAPE_PHRASE.finditer(text):
-        before = text[: match.start()]
+    for match in itertools.islice(_SHAPE_PHRASE.finditer(text), MAX_MATCHES):
+        before = text[max(0, match.start() - MAX_NAME_CHARS) : match.start()]
         starts = [opened.end() for opened in _ERROR_CODE_OPEN.finditer(before)]
         start = starts[-1] if starts else 0
         candidate = _LEADING_LOCATION.sub("", before[start:]).strip()
@@ -243,10 +248,10 @@ def line_names(text: str) -> list[tuple[str, str]]:
     """(name, category) pairs one line of a message blames; empty when it names no layer."""
     out: list[tuple[str, str]] = []
     if "mplementation for node" in text:
-        for match in _NO_IMPL.finditer(text):
+        for match in itertools.islice(_NO_IMPL.finditer(text), MAX_MATCHES):
             out.append((name_at(text, match.end()), "no-implementation"))
     if "No tactic available" in text:
-        for match in _NO_TACTIC.finditer(text):
+        for match in itertools.islice(_NO_TACTIC.finditer(text), MAX_MATCHES):
             out.append((name_at(text, match.end()), "no-tactic"))
     if "layers=[" in text:
         out.extend((name, "no-tactic") for name in _autotuner_names(text))
@@ -254,7 +259,7 @@ def line_names(text: str) -> list[tuple[str, str]]:
         out.extend((name, "shape") for name in _shape_names(text))
     if "DLA" in text:
         for pattern in _DLA_FALLBACK:
-            for match in pattern.finditer(text):
+            for match in itertools.islice(pattern.finditer(text), MAX_MATCHES):
                 out.append((match.group("name"), "dla-fallback"))
     if "getBestTactic: " in text:
         tactic = _GET_BEST_TACTIC.search(text)
@@ -266,7 +271,7 @@ def line_names(text: str) -> list[tuple[str, str]]:
             out.append((invalid.group("name"), "parser-error"))
     if "with name: " in text:
         unsupported = "UNSUPPORTED" in text or "not found" in text
-        for match in _IN_NODE_NAMED.finditer(text):
+        for match in itertools.islice(_IN_NODE_NAMED.finditer(text), MAX_MATCHES):
             category = "parser-unsupported" if unsupported else "parser-error"
             out.append((match.group("name"), category))
     if "node_name()" in text:
@@ -274,8 +279,9 @@ def line_names(text: str) -> list[tuple[str, str]]:
         if called:
             out.append((called.group("name"), "parser-error"))
     if _SAFETY.search(text):
-        out.extend((m.group("name"), "safety-scope") for m in _QUOTED_LAYER.finditer(text))
-    return [(name, category) for name, category in out if name and len(name) < 4096]
+        quoted = itertools.islice(_QUOTED_LAYER.finditer(text), MAX_MATCHES)
+        out.extend((m.group("name"), "safety-scope") for m in quoted)
+    return [(name, category) for name, category in out if name and len(name) <= MAX_NAME_CHARS]
 
 
 def _category(message: str) -> str:
@@ -303,6 +309,15 @@ def _location(message: str) -> tuple[str, str]:
         match = pattern.search(message)
         if match is not None:
             return match.group("loc"), match.group("func") or ""
+    extension = _EXTENSION.search(message)
+    if extension is not None:
+        head = _PATH_TAIL.search(message, max(0, extension.start() - 300), extension.start())
+        if head is not None:
+            location = message[head.start() : extension.end()]
+            function = extension.group(1) or ""
+            if function:
+                location = location[: location.rfind(" In function")].rstrip(": ")
+            return location, function
     api = _API.search(message)
     return ("", api.group("func")) if api else ("", "")
 
@@ -349,15 +364,22 @@ def _dump_text(text: str) -> str:
     return text
 
 
+def marker_phase(text: str) -> str:
+    """The phase a marker line starts ("runtime", "build") or "" for other lines."""
+    if _RUNTIME_MARKER.search(text):
+        return "runtime"
+    return "build" if _BUILD_MARKER.search(text) else ""
+
+
 def examine(record: Record, state: ParseState) -> Facts:
     """Read one record, update ``state`` and return what the record says."""
     message = record.message
     prefix = record.prefix
-    for _, text in record.lines:
-        if _RUNTIME_MARKER.search(text):
-            state.phase = "runtime"
-        elif _BUILD_MARKER.search(text):
-            state.phase = "build"
+    # Only records that contain a trigger may change the state, so that the streaming scan,
+    # which skips the others, reads the same state as a full parse.
+    if record.hit:
+        for _, text in record.lines:
+            state.phase = marker_phase(text) or state.phase
     findings: list[Finding] = []
     seen: set[str] = set()
     first = _dump_text(record.lines[0][1]) if record.lines else ""
@@ -366,13 +388,14 @@ def examine(record: Record, state: ParseState) -> Facts:
         "--- End node ---",
     )
     for index, (line_no, text) in enumerate(record.lines):
-        _update_block(state, _dump_text(text) if index == 0 else text)
+        if record.hit:
+            _update_block(state, _dump_text(text) if index == 0 else text)
         for name, category in line_names(text):
             if name not in seen:
                 seen.add(name)
                 findings.append(Finding(name, line_no, category))
     importer = _IMPORTER_NODE.search(record.lines[0][1]) if record.lines else None
-    parser_error = _PARSER_ERROR.search(message) is not None
+    parser_error = record.hit and _PARSER_ERROR.search(message) is not None
     if parser_error:
         if not findings:
             fallback = (
@@ -389,7 +412,9 @@ def examine(record: Record, state: ParseState) -> Facts:
     if parser_error and category not in ("parser-unsupported", "parser-error"):
         category = "parser-error"
     phase = _PHASE_BY_CATEGORY.get(category, "")
-    if not phase and _RUNTIME_CONTENT.search(message):
+    if not phase and _TACTIC_CONTENT.search(message):
+        phase = "tactic"
+    if not phase and record.hit and _RUNTIME_CONTENT.search(message):
         state.phase = "runtime"
     if not phase:
         phase = state.phase

@@ -17,7 +17,8 @@ _SOURCE_SUFFIX = re.compile(r"\.?\s+In [\w:~<>]+ at \S+:\d+\s*$")
 _TRAILING_CLAUSES = (" due to ", ", try ", ". See ", ". Try ")
 _FOREIGN = re.compile(r"^\{ForeignNode\[(?P<body>.*)\]\}$", re.DOTALL)
 _PWN = re.compile(r"^PWN\((?P<body>.*)\)$", re.DOTALL)
-_INTERFACE_PREFIX = re.compile(r"^I[A-Z][A-Za-z]*Layer ")
+_INTERFACE_PREFIX = re.compile(r"^I[A-Z][A-Za-z]{0,60}Layer ")
+_MAX_SENTENCE = 16384  # characters after "... for node " read to find where the name ends
 
 
 def balanced_end(text: str, start: int) -> int:
@@ -36,7 +37,7 @@ def balanced_end(text: str, start: int) -> int:
 
 def name_at(text: str, start: int) -> str:
     """The name that starts at ``text[start]`` and runs to the end of its sentence."""
-    rest = text[start:].lstrip()
+    rest = text[start : start + _MAX_SENTENCE].lstrip()
     if rest.startswith("{"):
         end = balanced_end(rest, 0)
         if end > 0:
@@ -48,8 +49,14 @@ def clean_name(rest: str) -> str:
     """Strip what follows a name printed at the end of a sentence or inside ``( ... )``."""
     rest = rest.strip()
     # The message may sit inside "Error Code N: Category ( ... )": drop the unmatched ")".
-    while rest.endswith(")") and rest.count(")") > rest.count("("):
-        rest = rest[:-1].rstrip()
+    unmatched = rest.count(")") - rest.count("(")
+    end = len(rest)
+    while unmatched > 0 and end > 0 and rest[end - 1] == ")":
+        end -= 1
+        unmatched -= 1
+        while end > 0 and rest[end - 1].isspace():
+            end -= 1
+    rest = rest[:end]
     rest = _SOURCE_SUFFIX.sub("", rest)
     for clause in _TRAILING_CLAUSES:
         cut = rest.find(clause)
@@ -100,19 +107,24 @@ def members(name: str) -> tuple[str, ...]:
     return tuple(found) if found != [name] else ()
 
 
-def _members(name: str) -> list[str]:
+_MAX_NESTING = 32  # deeper PWN(...) / ForeignNode nesting is kept as one member
+
+
+def _members(name: str, depth: int = 0) -> list[str]:
     name = name.strip()
+    if depth >= _MAX_NESTING:
+        return [name]
     foreign = _FOREIGN.match(name)
     if foreign:
-        body = foreign.group("body")
-        ends = _split_top(body, "...")
-        return [member for end in ends for member in _members(end)]
+        ends = _split_top(foreign.group("body"), "...")
+        return [member for end in ends for member in _members(end, depth + 1)]
     pwn = _PWN.match(name)
     if pwn:
-        return [member for part in _split_top(pwn.group("body"), ", ") for member in _members(part)]
+        parts = _split_top(pwn.group("body"), ", ")
+        return [member for part in parts for member in _members(part, depth + 1)]
     parts = _split_top(name, " + ")
     if len(parts) > 1:
-        return [member for part in parts for member in _members(part)]
+        return [member for part in parts for member in _members(part, depth + 1)]
     return [name]
 
 

@@ -36,9 +36,14 @@ class LogParser:
     def lines_read(self) -> int:
         return self._line_no
 
-    def feed(self, line: str | bytes, line_no: int | None = None) -> list[Row]:
+    @property
+    def phase(self) -> str:
+        """The phase the log is in after the lines fed so far (build or runtime)."""
+        return self._state.phase
+
+    def feed(self, line: str | bytes | bytearray, line_no: int | None = None) -> list[Row]:
         """Add one physical line (numbered ``line_no``, default: the next one)."""
-        if isinstance(line, bytes):
+        if isinstance(line, bytes | bytearray):
             line = line.decode("utf-8", errors="replace")
         if line.endswith("\n"):
             line = line[:-1]

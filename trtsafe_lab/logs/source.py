@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from io import BufferedReader
 from pathlib import Path
-from typing import BinaryIO
 
 LogSource = str | os.PathLike[str] | bytes
+
+MAX_LINE_BYTES = 4 << 20  # a longer line is cut here (its start is kept) before parsing
 
 
 class LogReadError(OSError):
     """A log file could not be read; the message names the path and says what to check."""
 
 
-def open_log(path: str | os.PathLike[str]) -> BinaryIO:
+def open_log(path: str | os.PathLike[str]) -> BufferedReader:
     """Open ``path`` for binary reading or raise :class:`LogReadError` naming it."""
     location = Path(path)
     try:
@@ -42,6 +44,15 @@ def iter_lines(source: LogSource, *, text: bool = False) -> Iterator[bytes | str
     handle = open_log(source)
     with handle:
         try:
-            yield from handle
+            while True:
+                line = handle.readline(MAX_LINE_BYTES)
+                if not line:
+                    return
+                if not line.endswith(b"\n"):
+                    # A line longer than MAX_LINE_BYTES: keep its start, skip the rest.
+                    rest = line
+                    while rest and not rest.endswith(b"\n"):
+                        rest = handle.readline(MAX_LINE_BYTES)
+                yield line
         except OSError as err:
             raise LogReadError(f"reading log file '{source}' failed: {err}") from err

@@ -1,38 +1,48 @@
 """The cheap test that decides which log lines can matter for the failure table.
 
-A record yields failure rows only when one of its lines matches :data:`TRIGGER_GROUPS` (both
-in the full parse and in the streaming scan), so the scan may skip every line between matches
-without changing the result. Each group starts with one byte that is rare in verbose logs;
-the scan finds that byte with ``bytes.find`` (``memchr``) and checks the rest with the group's
-regular expression, falling back to a plain regex pass when the byte turns out to be common.
+A record yields failure rows, or changes the parser's state, only when one of its lines matches
+a trigger (both in the full parse and in the streaming scan), so the scan may skip every line
+between matches without changing the result. Each group starts with one byte that is rare in
+verbose logs; the scan finds that byte with ``bytes.find`` (``memchr``) and checks the rest with
+the group's regular expression, switching to a regex pass when the byte turns out to be common.
+
+Two kinds of trigger: *error* triggers (severity tags and words, ONNX-parser lines) and *phase
+markers* (INFO lines that start the build or the runtime phase).
 """
 
 from __future__ import annotations
 
 import re
 
+_E_ERROR = rb"E(?:\]|RROR|rror|\d{4} \d|:onnxruntime| (?:tensorflow|third_party)/)"
+_E_MARKER = rb"Engine (?:built|deserialized|loaded) in"
+_W_ERROR = rb"W(?:\]|ARN|arn|hile parsing node|\d{4} \d|:onnxruntime| (?:tensorflow|third_party)/)"
+_I_ERROR = rb"I(?:n node -?\d|NVALID_NODE|nvalid Node)"
+_I_MARKER = (
+    rb"I(?:\]|NFO:?) (?:\[T\w*\]:? )?"
+    rb"(?:Starting inference|Loaded engine|Loading bytes from"
+    rb"|Local timing cache|Global timing cache)"
+)
+_F_ERROR = rb"F\]"
+_BANG_ERROR = rb"!\]"
+
 # (first byte, pattern that starts with it)
 TRIGGER_GROUPS: tuple[tuple[bytes, bytes], ...] = (
-    (
-        b"E",
-        rb"E(?:\]|RROR|rror|ngine (?:built|deserialized|loaded) in|\d{4} \d"
-        rb"|:onnxruntime| (?:tensorflow|third_party)/)",
-    ),
-    (
-        b"W",
-        rb"W(?:\]|ARN|arn|hile parsing node|\d{4} \d|:onnxruntime| (?:tensorflow|third_party)/)",
-    ),
-    (b"I", rb"I(?:n node -?\d|NVALID_NODE|nvalid Node)"),
-    (b"F", rb"F\]"),
-    (b"!", rb"!\]"),
-    (b"L", rb"L(?:oaded engine|oading bytes from|ocal timing cache)"),
-    (b"S", rb"Starting inference"),
-    (b"C", rb"CRITICAL"),
+    (b"E", _E_ERROR + b"|" + _E_MARKER),
+    (b"W", _W_ERROR),
+    (b"I", _I_ERROR + b"|" + _I_MARKER),
+    (b"F", _F_ERROR),
+    (b"!", _BANG_ERROR),
 )
-
+_ERROR_BYTES = re.compile(b"|".join((_E_ERROR, _W_ERROR, _I_ERROR, _F_ERROR, _BANG_ERROR)))
 _TRIGGER_TEXT = re.compile("|".join(p.decode() for _, p in TRIGGER_GROUPS))
 
 
 def has_trigger(text: str) -> bool:
-    """True when ``text`` (one line, prefixes included) contains a trigger."""
+    """True when ``text`` (one line, prefixes included) contains any trigger."""
     return _TRIGGER_TEXT.search(text) is not None
+
+
+def has_error_trigger(line: bytes | bytearray) -> bool:
+    """True when ``line`` holds a trigger other than a phase marker."""
+    return _ERROR_BYTES.search(line) is not None

@@ -1,0 +1,110 @@
+"""Views of the failure summary (matplotlib, imported lazily; never shown)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from trtsafe_lab.logs import columns as C
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+
+def _axes(ax: Any, figsize: tuple[float, float]) -> tuple[Figure, Any]:
+    if ax is not None:
+        return ax.figure, ax
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=figsize, layout="constrained")
+    return figure, figure.add_subplot()
+
+
+# trtexec / builder follow-up lines ("Engine could not be created", "Building engine failed",
+# "Assertion engine != nullptr failed"): they repeat that a build failed, not why.
+FOLLOW_UP_CATEGORIES = ("build-failed",)
+_PHASE_COLOURS = {"parse": "#8e44ad", "build": "#2c3e50", "tactic": "#d35400", "runtime": "#16a085"}
+
+
+def _integer_ticks(ax: Any) -> None:
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+
+
+def plot_categories(
+    summary: pd.DataFrame,
+    ax: Any = None,
+    title: str = "",
+    hide: tuple[str, ...] = FOLLOW_UP_CATEGORIES,
+) -> Figure:
+    """Failure rows per category, fatal and non-fatal stacked (horizontal bars).
+
+    Categories in ``hide`` (by default the build-failed follow-up lines) are left out and
+    counted in the axis label.
+    """
+    figure, ax = _axes(ax, (7, 4))
+    by_category = summary.groupby(C.CATEGORY)[[C.COUNT, C.FATAL_COUNT]].sum()
+    hidden = int(by_category.loc[by_category.index.isin(hide), C.COUNT].sum())
+    by_category = by_category[~by_category.index.isin(hide)].sort_values(C.COUNT)
+    fatal = by_category[C.FATAL_COUNT]
+    other = by_category[C.COUNT] - fatal
+    labels = list(by_category.index)
+    ax.barh(labels, fatal, color="#c0392b", label="fatal")
+    ax.barh(labels, other, left=fatal, color="#95a5a6", label="not fatal")
+    note = f" ({hidden} {'/'.join(hide)} follow-up rows not shown)" if hidden else ""
+    ax.set_xlabel("failure rows" + note)
+    ax.set_title(title or "Failure rows by category")
+    _integer_ticks(ax)
+    if labels:
+        ax.legend(loc="best")
+    else:
+        ax.text(0.5, 0.5, "no failures", ha="center", va="center", transform=ax.transAxes)
+    return figure
+
+
+def plot_layers(summary: pd.DataFrame, ax: Any = None, top: int = 12, title: str = "") -> Figure:
+    """The layers named most often (labels shortened to 48 characters), coloured by phase."""
+    from matplotlib.patches import Patch
+
+    figure, ax = _axes(ax, (7, 4))
+    named = summary[summary[C.LAYER] != ""]
+    per_layer = named.groupby(C.LAYER).agg({C.COUNT: "sum", C.PHASE: "first"})
+    per_layer = per_layer.sort_values(C.COUNT, ascending=False, kind="stable").head(top)
+    per_layer = per_layer.iloc[::-1]
+    labels = [name if len(name) <= 48 else name[:22] + "…" + name[-23:] for name in per_layer.index]
+    ax.barh(
+        range(len(per_layer)),
+        per_layer[C.COUNT],
+        color=[_PHASE_COLOURS.get(phase, "#7f8c8d") for phase in per_layer[C.PHASE]],
+    )
+    ax.set_yticks(range(len(per_layer)), labels, fontsize=8)
+    ax.set_xlabel("failure rows naming the layer")
+    ax.set_title(title or f"Layers named most often (top {top})")
+    _integer_ticks(ax)
+    handles = [
+        Patch(color=colour, label=phase)
+        for phase, colour in _PHASE_COLOURS.items()
+        if (per_layer[C.PHASE] == phase).any()
+    ]
+    if handles:
+        ax.legend(handles=handles, title="phase", loc="upper left", bbox_to_anchor=(1.01, 1))
+    else:
+        ax.text(0.5, 0.5, "no layer named", ha="center", va="center", transform=ax.transAxes)
+    return figure
+
+
+def plot_summary(summary: pd.DataFrame, ax: Any = None, title: str = "") -> Figure:
+    """Categories and most-named layers side by side (or categories only on a given ``ax``)."""
+    if ax is not None:
+        return plot_categories(summary, ax=ax, title=title)
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(13, 4.8), layout="constrained")
+    left, right = figure.subplots(1, 2)
+    plot_categories(summary, ax=left)
+    plot_layers(summary, ax=right)
+    if title:
+        figure.suptitle(title)
+    return figure
