@@ -182,10 +182,10 @@ def _run_all_and_save(page: object, base: str, nb_path: Path) -> dict[str, objec
 
 def _check_failure_explorer(page: object, shots: Path) -> None:
     explorer = page.locator(".trtsafe-failure-explorer").first  # type: ignore[attr-defined]
-    explorer.scroll_into_view_if_needed()
+    explorer.evaluate("e => e.scrollIntoView({block: 'start'})")
     table = explorer.locator(".trtsafe-failure-table")
     before = table.inner_text()
-    explorer.screenshot(path=str(shots / "02_failure_explorer_all.png"))
+    page.screenshot(path=str(shots / "02_failure_explorer_all.png"))  # type: ignore[attr-defined]
     buttons = explorer.locator(".trtsafe-filter-severity button")
     labels = [b.strip() for b in buttons.all_inner_texts()]
     assert len(labels) >= 3, f"severity filter needs (all) and two severities: {labels}"
@@ -200,7 +200,8 @@ def _check_failure_explorer(page: object, shots: Path) -> None:
         after = table.inner_text()
         assert after != before and "rows " in after
         assert "(all)" not in after
-        explorer.screenshot(path=str(shots / f"02_failure_explorer_{choice}.png"))
+        page.screenshot(  # type: ignore[attr-defined]
+            path=str(shots / f"02_failure_explorer_{choice}.png"))
         buttons.nth(0).click()  # back to (all)
         page.wait_for_function(  # type: ignore[attr-defined]
             "(before) => document.querySelector('.trtsafe-failure-table').innerText === before",
@@ -235,7 +236,8 @@ def _check_build_form(page: object, shots: Path) -> None:
     assert "NOT OK" in summary and "exit code 1" in summary  # a replay builds no engine
     assert "Error" in form.locator("textarea").first.input_value()  # the live log tail
     form.locator(".trtsafe-failure-explorer").wait_for(timeout=30_000)
-    form.screenshot(path=str(shots / "01_build_form_replay_run.png"))
+    form.evaluate("e => e.scrollIntoView({block: 'start'})")
+    page.screenshot(path=str(shots / "01_build_form_replay_run.png"))  # type: ignore[attr-defined]
 
 
 def _check_profile_dashboard(page: object, shots: Path) -> None:

@@ -164,3 +164,11 @@ def test_missing_values_render_blank() -> None:
     page_html = render_page_html(page_of(table, 0, 10))
     assert "<NA>" not in page_html and "&lt;NA&gt;" not in page_html and "nan" not in page_html
     assert "<td>10</td>" in page_html
+
+
+def test_display_value() -> None:
+    from trtsafe_lab.widgets.tables import display_value
+
+    assert display_value(pd.NA) == "" and display_value(float("nan")) == ""
+    assert display_value(("a", "b")) == "a, b" and display_value(()) == ""
+    assert display_value(10) == "10" and display_value("x") == "x"

@@ -1,25 +1,17 @@
 """Demo step: HTML reports made by executing the notebooks headless on the bundled examples.
 
 Writes the aux-stream profiling report of each bundled H200 workload, the failure-triage report
-of the bundled example logs (when the package ships them) and the teaching tour.
+of the bundled example logs and the teaching tour.
 """
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 
+from trtsafe_lab.logs.demo import example_logs
 from trtsafe_lab.report import NOTEBOOK_FOR_KIND, write_notebook_report
 
 TOUR = "04_safety_runtime_tour.ipynb"
-
-
-def example_logs() -> list[Path]:
-    """The example logs bundled with the package (empty if it ships none)."""
-    folder = Path(str(resources.files("trtsafe_lab") / "examples" / "logs"))
-    if not folder.is_dir():
-        return []
-    return sorted(p for p in folder.iterdir() if p.suffix in (".log", ".txt"))
 
 
 def run_demo(out_dir: Path) -> list[Path]:
@@ -30,11 +22,9 @@ def run_demo(out_dir: Path) -> list[Path]:
         written.append(write_notebook_report(
             NOTEBOOK_FOR_KIND["profile"], {"inputs": [str(r.path) for r in runs]},
             out_dir / f"profile-{workload}.html", f"trtsafe-lab: aux-stream profiling, {workload}"))
-    logs = example_logs()
-    if logs:
-        written.append(write_notebook_report(
-            NOTEBOOK_FOR_KIND["log"], {"inputs": [str(p) for p in logs]},
-            out_dir / "failure-triage-examples.html", "trtsafe-lab: failure triage, example logs"))
+    written.append(write_notebook_report(
+        NOTEBOOK_FOR_KIND["log"], {"inputs": [str(p) for p in example_logs()]},
+        out_dir / "failure-triage-examples.html", "trtsafe-lab: failure triage, example logs"))
     written.append(write_notebook_report(TOUR, {}, out_dir / "safety-runtime-tour.html",
                                          "trtsafe-lab: a tour of the 11.x safety workflow"))
     return written

@@ -19,6 +19,7 @@ from trtsafe_lab.widgets.tables import (
     TABLE_STYLE,
     Page,
     context_lines,
+    display_value,
     filter_table,
     page_of,
     sort_table,
@@ -45,8 +46,7 @@ def _choices(table: pd.DataFrame, column: str) -> list[str]:
 def render_page_html(page: Page, columns: Sequence[str] = SHOWN_COLUMNS) -> str:
     """The HTML table for one page (escaped; long messages cut), with a caption of the range."""
     shown = [c for c in columns if c in page.rows.columns]
-    rows = page.rows[shown].astype(object)
-    rows = rows.where(rows.notna(), "")  # pd.NA (nullable ints) shown blank, like NaN
+    rows = page.rows[shown].map(display_value)  # pd.NA blank, name tuples comma-separated
     if "message" in rows:
         rows["message"] = rows["message"].astype(str).map(
             lambda m: m if len(m) <= MESSAGE_CHARS else m[: MESSAGE_CHARS - 1] + "…"
@@ -67,7 +67,7 @@ def render_detail_html(row: pd.Series | None, log_lines: LogLines, context: int)
     if row is None:
         return "<i>No failure selected.</i>"
     fields = "".join(
-        f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(str(v))}</td></tr>"
+        f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(display_value(v))}</td></tr>"
         for k, v in row.items()
         if k != "message"
     )

@@ -13,12 +13,14 @@ import pandas as pd
 
 #: The choice in a filter control that means "do not filter on this column".
 ALL = "(all)"
-#: CSS for the widgets' HTML tables (class ``trtsafe-table``): compact rows, every column but
-#: the last on one line.
+#: CSS for the widgets' HTML tables (class ``trtsafe-table``): compact rows, short columns on one
+#: line, the last two (the failure table's layer and message) wrapped within a width.
 TABLE_STYLE = (
-    "<style>.trtsafe-table{border-collapse:collapse;font-size:12px}"
+    "<style>.trtsafe-table{border-collapse:collapse;font-size:12px;line-height:1.35}"
     ".trtsafe-table td,.trtsafe-table th{padding:2px 8px;text-align:left;vertical-align:top}"
-    ".trtsafe-table td:not(:last-child){white-space:nowrap}"
+    ".trtsafe-table td{white-space:nowrap}"
+    ".trtsafe-table td:nth-last-child(-n+2){white-space:normal;min-width:14em;max-width:36em;"
+    "overflow-wrap:anywhere}"
     ".trtsafe-table tbody tr:nth-child(odd){background:rgba(0,0,0,0.04)}</style>"
 )
 
@@ -90,6 +92,18 @@ def page_of(table: pd.DataFrame, number: int, size: int) -> Page:
     number = min(max(0, number), count - 1)
     first = number * size
     return Page(table.iloc[first : first + size], number, count, first, total)
+
+
+def display_value(value: object) -> str:
+    """A cell value as shown in a widget: missing values blank, name tuples comma-separated."""
+    if isinstance(value, (tuple, list)):
+        return ", ".join(str(v) for v in value)
+    try:
+        if pd.isna(value):
+            return ""
+    except (TypeError, ValueError):  # array-likes have no single truth value: show them
+        pass
+    return str(value)
 
 
 def context_lines(
