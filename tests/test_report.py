@@ -143,3 +143,19 @@ def test_report_on_a_build_run_uses_notebook_01(
     assert result.run_dir.name in page
     assert "/backbone/conv1/Conv" in page  # the failure table of the run's log
     assert "no-implementation" in page
+
+
+def test_report_on_the_bundled_example_logs(tmp_path: Path) -> None:
+    """The real triage notebook (02) on the example logs the package ships."""
+    pytest.importorskip("nbclient")
+    from trtsafe_lab.logs.demo import example_logs
+
+    logs = example_logs()
+    out = tmp_path / "triage.html"
+    assert main(["report", *map(str, logs), "-o", str(out)]) == 0
+    page = out.read_text(encoding="utf-8")
+    for layer in ("/neck/Resize", "/head/attn/Softmax", "/neck/fuse/Conv"):
+        assert layer in page
+    assert page.count("data:image/png;base64,") >= 1  # the summary plot
+    assert "FailureExplorer(" not in page and "id=\"Explore\"" not in page  # interactive out
+    assert "id=\"Summary\"" in page
