@@ -63,13 +63,14 @@ def lines_for(row: pd.Series, log_lines: LogLines) -> Sequence[str] | None:
 
 
 def render_detail_html(row: pd.Series | None, log_lines: LogLines, context: int) -> str:
-    """The detail pane for one failure row: every field, the full message, the log around it."""
+    """The detail pane for one failure row: its non-empty fields, the full message, the log
+    around it."""
     if row is None:
         return "<i>No failure selected.</i>"
-    fields = "".join(
+    fields = "".join(  # the fields that have a value (empty ones would only add height)
         f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(display_value(v))}</td></tr>"
         for k, v in row.items()
-        if k != "message"
+        if k != "message" and display_value(v) != ""
     )
     parts = [
         f"<table class='trtsafe-detail-fields'>{fields}</table>",
