@@ -411,10 +411,13 @@ def examine(record: Record, state: ParseState) -> Facts:
     category = _category(message)
     if parser_error and category not in ("parser-unsupported", "parser-error"):
         category = "parser-error"
+    runtime_content = record.hit and _RUNTIME_CONTENT.search(message) is not None
     phase = _PHASE_BY_CATEGORY.get(category, "")
+    if category == "tactic-out-of-memory" and (state.phase == "runtime" or runtime_content):
+        phase = ""  # out of memory while deserializing or running, not while autotuning
     if not phase and _TACTIC_CONTENT.search(message):
         phase = "tactic"
-    if not phase and record.hit and _RUNTIME_CONTENT.search(message):
+    if not phase and runtime_content:
         state.phase = "runtime"
     if not phase:
         phase = state.phase

@@ -191,8 +191,23 @@ def split_line(raw: str) -> list[str]:
         raw = raw[:-1]
     if "] [" not in raw[8:]:
         return [raw]
-    parts = _MID_LINE_RECORD.split(raw)
-    return [part for part in parts if part] or [raw]
+    parts = [part for part in _MID_LINE_RECORD.split(raw) if part]
+    if len(parts) < 2:
+        return [raw]
+    # A part that is only prefixes (an application's timestamp stacked in front of TensorRT's)
+    # belongs to the record after it.
+    merged: list[str] = []
+    carry = ""
+    for part in parts:
+        part = f"{carry} {part}" if carry else part
+        if not parse_prefix(part)[1].strip():
+            carry = part
+            continue
+        carry = ""
+        merged.append(part)
+    if carry:
+        merged.append(carry)
+    return merged
 
 
 class RecordSplitter:
