@@ -30,6 +30,7 @@ _SEVERITY_LETTERS = {
     "D": "verbose",
     "S": "verbose",
     "X": "verbose",
+    "U": "verbose",
 }
 _SEVERITY_WORDS = {
     "ERROR": "error",
@@ -52,7 +53,7 @@ _TOKEN = re.compile(
   | \[(?P<ts_sev>\d{4}-\d\d-\d\d\ """ + _TIME + r""")\s+
         (?P<sev_in_ts>ERROR|WARNING|INFO|VERBOSE|INTERNAL_ERROR)\]
   | (?P<iso>\d{4}-\d\d-\d\d[ T]""" + _TIME + r""")\d*:?
-  | \[(?P<sev>[EWIVF!DSX])\]
+  | \[(?P<sev>[EWIVF!DSXU])\]
   | \[(?P<ort>[EWIV]):onnxruntime:[^\]]*\]
   | \[(?P<tag>TRT|TensorRT|TensorRT-LLM|Torch-TensorRT|TRTorch)\]:?
   | \[(?P<apptag>[A-Za-z][\w-]*-Cookbook|polygraphy|Polygraphy)\]
