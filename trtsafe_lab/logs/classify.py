@@ -9,50 +9,23 @@ runtime, from markers such as ``Engine built in`` and ``Starting inference``).
 
 from __future__ import annotations
 
-import itertools
 import re
 from dataclasses import dataclass, field
 
-from trtsafe_lab.logs.names import name_at, strip_interface
+from trtsafe_lab.logs.layer_names import SAFETY, line_names
 from trtsafe_lab.logs.records import Record
 
-MAX_NAME_CHARS = 4096  # longer "names" are not names
-MAX_MATCHES = 64  # findings of one kind read from one line
 ERRORISH = frozenset({"error", "internal_error", "critical"})
 REPORTED = ERRORISH | {"warning", ""}
-
-# --- names -------------------------------------------------------------------------------
-_NO_IMPL = re.compile(r"[Cc]ould not find any implementation for node ")
-_NO_TACTIC = re.compile(r"No tactic available for (?:node|layer) ")
-_AUTOTUNER_LAYERS = re.compile(r"no tactics to implement operation.*?layers=(?=\[)", re.DOTALL)
-_ONNX_LAYER = re.compile(r"ONNX Layer: ")
-_SHAPE_PHRASE = re.compile(
-    r": (?:IShuffleLayer applied to shape tensor|dimensions not compatible for elementwise"
-    r"|reshaping failed for tensor|broadcast dimensions must be conformable)"
-)
-_ERROR_CODE_OPEN = re.compile(r"Error Code \d+: [^(]{0,200}\(")
-_LEADING_LOCATION = re.compile(r"^(?:\d{1,2}: )?(?:\[[^\]]*::[^\]]*\] )?")
-_DLA_FALLBACK = (
-    re.compile(
-        r"Default DLA is enabled but layer (?P<name>.{1,1024}?) is not (?:supported|running) "
-        r"on DLA, falling back to GPU"
-    ),
-    re.compile(r"Layer '(?P<name>[^']{1,4096})' \([\w ]{1,40}\): Unsupported on DLA"),
-    re.compile(r"Validation failed for DLA layer: (?P<name>.{1,1024}?)\. Switching to GPU"),
-)
-_GET_BEST_TACTIC = re.compile(r"(?:GPU|[Cc]uda) error during getBestTactic: (?P<rest>.+)$")
-_INVALID_NODE = re.compile(r"Invalid Node - (?P<name>.+?)\s*$")
-_IN_NODE_NAMED = re.compile(r"In node -?\d{1,9} with name: (?P<name>.{1,1024}?) and operator: ")
-_NODE_NAME_CALL = re.compile(r"error\.node_name\(\) = '(?P<name>.+)'\s*$")
-_SAFETY = re.compile(r"[Ss]afety[ -]scope|kSAFETY|[Ss]afety[ -]certified|EngineCapability::kSAFETY")
-_QUOTED_LAYER = re.compile(r"[Ll]ayer '(?P<name>[^']{1,4096})'")
 
 # --- ONNX parser blocks ----------------------------------------------------------------------
 _PARSE_HEADER = re.compile(
     r"While parsing node number (?P<index>-?\d+) \[(?P<op>[^\]\s]*)(?: -> \"(?P<out>.*)\")?\]"
 )
 _DUMP_NAME = re.compile(r'^name: "(?P<name>.*)"\s*$')
-_IMPORTER_NODE = re.compile(r"ModelImporter\.cpp:\d+: (?P<name>.+?) \[(?P<op>\w+)\] inputs: ")
+_IMPORTER_NODE = re.compile(
+    r"ModelImporter\.cpp:\d+: (?P<name>.{1,1024}?) \[(?P<op>\w+)\] inputs: "
+)
 _PARSER_ERROR = re.compile(
     r"ERROR: \S*(?:ModelImporter|importers?|onnxOpCheckers|onnx2trt\w*)\.cpp:\d+ In function \w+:"
     r"|(?:^|\s)In function import\w+:|In node -?\d+ \(\w+\): [A-Z_]+:|INVALID_NODE|UNSUPPORTED_NODE"
@@ -73,7 +46,7 @@ _RUNTIME_CONTENT = re.compile(
 
 # --- categories, first match wins --------------------------------------------------------------
 CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("safety-scope", _SAFETY),
+    ("safety-scope", SAFETY),
     ("no-tactic", re.compile(r"No tactic available|no tactics to implement")),
     ("no-implementation", re.compile(r"[Cc]ould not find any implementation")),
     (
@@ -197,91 +170,6 @@ class Facts:
     fatal: bool
     findings: list[Finding] = field(default_factory=list)
     framing: bool = False  # an ONNX-parser node header or NodeProto dump, context for an error
-
-
-def _shape_names(text: str) -> list[str]:
-    found = []
-    for match in itertools.islice(_SHAPE_PHRASE.finditer(text), MAX_MATCHES):
-        before = text[max(0, match.start() - MAX_NAME_CHARS) : match.start()]
-        starts = [opened.end() for opened in _ERROR_CODE_OPEN.finditer(before)]
-        start = starts[-1] if starts else 0
-        candidate = _LEADING_LOCATION.sub("", before[start:]).strip()
-        if candidate.startswith("(") and candidate.count("(") > candidate.count(")"):
-            candidate = candidate[1:]
-        candidate = strip_interface(candidate)
-        if candidate:
-            found.append(candidate)
-    return found
-
-
-def _autotuner_names(text: str) -> list[str]:
-    match = _AUTOTUNER_LAYERS.search(text)
-    if match is None:
-        return []
-    start = match.end()
-    depth = 0
-    end = len(text)
-    for index in range(start, len(text)):
-        if text[index] in "[(":
-            depth += 1
-        elif text[index] in "])":
-            depth -= 1
-            if depth == 0:
-                end = index
-                break
-    body = text[start + 1 : end]
-    names = []
-    for item in _ONNX_LAYER.split(body)[1:]:
-        name = item.strip().strip("\x1e").strip()
-        name = name.rstrip(",;").strip()
-        if name:
-            names.append(name)
-    return names
-
-
-def _best_tactic_name(rest: str) -> str:
-    name, sep, _ = rest.rpartition(" : ")
-    return (name if sep else rest).strip()
-
-
-def line_names(text: str) -> list[tuple[str, str]]:
-    """(name, category) pairs one line of a message blames; empty when it names no layer."""
-    out: list[tuple[str, str]] = []
-    if "mplementation for node" in text:
-        for match in itertools.islice(_NO_IMPL.finditer(text), MAX_MATCHES):
-            out.append((name_at(text, match.end()), "no-implementation"))
-    if "No tactic available" in text:
-        for match in itertools.islice(_NO_TACTIC.finditer(text), MAX_MATCHES):
-            out.append((name_at(text, match.end()), "no-tactic"))
-    if "layers=[" in text:
-        out.extend((name, "no-tactic") for name in _autotuner_names(text))
-    if ": " in text:
-        out.extend((name, "shape") for name in _shape_names(text))
-    if "DLA" in text:
-        for pattern in _DLA_FALLBACK:
-            for match in itertools.islice(pattern.finditer(text), MAX_MATCHES):
-                out.append((match.group("name"), "dla-fallback"))
-    if "getBestTactic: " in text:
-        tactic = _GET_BEST_TACTIC.search(text)
-        if tactic:
-            out.append((_best_tactic_name(tactic.group("rest")), "tactic-failure"))
-    if "Invalid Node - " in text:
-        invalid = _INVALID_NODE.search(text)
-        if invalid:
-            out.append((invalid.group("name"), "parser-error"))
-    if "with name: " in text:
-        unsupported = "UNSUPPORTED" in text or "not found" in text
-        for match in itertools.islice(_IN_NODE_NAMED.finditer(text), MAX_MATCHES):
-            category = "parser-unsupported" if unsupported else "parser-error"
-            out.append((match.group("name"), category))
-    if "node_name()" in text:
-        called = _NODE_NAME_CALL.search(text)
-        if called:
-            out.append((called.group("name"), "parser-error"))
-    if _SAFETY.search(text):
-        quoted = itertools.islice(_QUOTED_LAYER.finditer(text), MAX_MATCHES)
-        out.extend((m.group("name"), "safety-scope") for m in quoted)
-    return [(name, category) for name, category in out if name and len(name) <= MAX_NAME_CHARS]
 
 
 def _category(message: str) -> str:
@@ -411,10 +299,13 @@ def examine(record: Record, state: ParseState) -> Facts:
     category = _category(message)
     if parser_error and category not in ("parser-unsupported", "parser-error"):
         category = "parser-error"
+    runtime_content = record.hit and _RUNTIME_CONTENT.search(message) is not None
     phase = _PHASE_BY_CATEGORY.get(category, "")
+    if category == "tactic-out-of-memory" and (state.phase == "runtime" or runtime_content):
+        phase = ""  # out of memory while deserializing or running, not while autotuning
     if not phase and _TACTIC_CONTENT.search(message):
         phase = "tactic"
-    if not phase and record.hit and _RUNTIME_CONTENT.search(message):
+    if not phase and runtime_content:
         state.phase = "runtime"
     if not phase:
         phase = state.phase

@@ -30,6 +30,7 @@ _SEVERITY_LETTERS = {
     "D": "verbose",
     "S": "verbose",
     "X": "verbose",
+    "U": "verbose",
 }
 _SEVERITY_WORDS = {
     "ERROR": "error",
@@ -52,7 +53,7 @@ _TOKEN = re.compile(
   | \[(?P<ts_sev>\d{4}-\d\d-\d\d\ """ + _TIME + r""")\s+
         (?P<sev_in_ts>ERROR|WARNING|INFO|VERBOSE|INTERNAL_ERROR)\]
   | (?P<iso>\d{4}-\d\d-\d\d[ T]""" + _TIME + r""")\d*:?
-  | \[(?P<sev>[EWIVF!DSX])\]
+  | \[(?P<sev>[EWIVF!DSXU])\]
   | \[(?P<ort>[EWIV]):onnxruntime:[^\]]*\]
   | \[(?P<tag>TRT|TensorRT|TensorRT-LLM|Torch-TensorRT|TRTorch)\]:?
   | \[(?P<apptag>[A-Za-z][\w-]*-Cookbook|polygraphy|Polygraphy)\]
@@ -191,8 +192,23 @@ def split_line(raw: str) -> list[str]:
         raw = raw[:-1]
     if "] [" not in raw[8:]:
         return [raw]
-    parts = _MID_LINE_RECORD.split(raw)
-    return [part for part in parts if part] or [raw]
+    parts = [part for part in _MID_LINE_RECORD.split(raw) if part]
+    if len(parts) < 2:
+        return [raw]
+    # A part that is only prefixes (an application's timestamp stacked in front of TensorRT's)
+    # belongs to the record after it.
+    merged: list[str] = []
+    carry = ""
+    for part in parts:
+        part = f"{carry} {part}" if carry else part
+        if not parse_prefix(part)[1].strip():
+            carry = part
+            continue
+        carry = ""
+        merged.append(part)
+    if carry:
+        merged.append(carry)
+    return merged
 
 
 class RecordSplitter:

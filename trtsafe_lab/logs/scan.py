@@ -34,7 +34,7 @@ def trigger_offsets(data: bytes | bytearray, end: int | None = None) -> list[int
     """Offsets in ``data[:end]`` of lines holding a trigger (each such line at least once)."""
     size = len(data) if end is None else end
     found: list[int] = []
-    budget = max(64, size >> 12)  # candidates checked one by one before a regex pass is cheaper
+    budget = max(64, size >> 11)  # candidates checked one by one before a regex pass is cheaper
     sample = min(size, 1 << 16)
     find = data.find
     for first, pattern in _GROUPS:

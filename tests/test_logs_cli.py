@@ -1,0 +1,60 @@
+"""``trtsafe-lab failures``: formats and exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from trtsafe_lab.cli import main
+from trtsafe_lab.logs import columns
+from trtsafe_lab.logs.demo import EXAMPLES
+
+LOG = EXAMPLES / "trt11-safe-build-no-tactic.log"
+
+
+def test_json_is_an_array_of_failure_rows(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["failures", str(LOG), "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert isinstance(rows, list) and rows
+    assert set(columns.FAILURE_COLUMNS) <= set(rows[0])
+    foreign = [row for row in rows if row["layer"].startswith("{ForeignNode")]
+    assert foreign[0]["members"] == ["/head/attn/MatMul", "/head/attn/MatMul_1"]
+    assert foreign[0]["error_code"] == 10 and foreign[0]["fatal"] is True
+
+
+def test_csv_and_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["failures", str(LOG), "--format", "csv"]) == 0
+    header = capsys.readouterr().out.splitlines()[0]
+    assert header.split(",")[:3] == ["layer", "members", "severity"]
+    assert main(["failures", str(LOG), str(EXAMPLES / "trt11-safe-build-passed.log")]) == 0
+    out = capsys.readouterr().out
+    assert "trt11-safe-build-passed.log" in out and "/head/attn/Softmax" in out
+
+
+def test_log_without_findings_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    quiet = tmp_path / "quiet.log"
+    quiet.write_text("[I] all good\n")
+    assert main(["failures", str(quiet)]) == 0
+    assert "no failures found" in capsys.readouterr().out
+
+
+def test_unreadable_log_exits_2_naming_the_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "gone.log"
+    assert main(["failures", str(LOG), str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert str(missing) in err and "No such file" in err
+
+
+def test_onnx_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("onnx")
+    from trtsafe_lab.logs.demo import demo_model
+
+    model = demo_model(tmp_path / "m.onnx")
+    assert main(["failures", str(LOG), "--onnx", str(model), "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    softmax = next(row for row in rows if row["layer"] == "/head/attn/Softmax")
+    assert (softmax["onnx_op"], softmax["onnx_index"]) == ("Softmax", 9)

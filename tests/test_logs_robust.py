@@ -1,0 +1,99 @@
+"""Any bytes give tables, never a traceback; an unreadable file is a clear error."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from trtsafe_lab.logs import LogReadError, analyze_log, columns
+from trtsafe_lab.logs.parser import LogParser
+from trtsafe_lab.logs.scan import scan_failures
+from trtsafe_lab.logs.source import iter_lines
+
+# Fragments of real log lines, so that generated input reaches the rules and not only the
+# "nothing matched" path.
+FRAGMENTS = [
+    b"[06/07/2022-19:05:53] ", b"[12:15:24] ", b"[E] ", b"[W] ", b"[I] ", b"[F] ", b"[!] ",
+    b"[TRT] ", b"ERROR: ", b"WARNING: [TRT]: ", b"E] ", b"> ", b"\r", b"\x00", b"\xff\xfe",
+    b"10: ", b"Error[10]: ", b"Error Code 10: Internal Error (", b")", b".)", b"{ForeignNode[",
+    b"]}", b"...", b" + ", b"PWN(", b"(Unnamed Layer* 5) [Shuffle]", b"Could not find any "
+    b"implementation for node ", b"While parsing node number 3 [Pad -> \"out\"]:",
+    b"--- Begin node ---", b'name: "Pad_3"', b"--- End node ---", b"[6] Invalid Node - ",
+    b"ERROR: ModelImporter.cpp:1 In function parseGraph:", b"In node 1 with name: ",
+    b" and operator: X (f): INVALID_NODE: ", b"Default DLA is enabled but layer ",
+    b" is not supported on DLA, falling back to GPU.", b"layers=[ONNX Layer: ",
+    b"no tactics to implement operation", b"No tactic available for node ", b"Starting inference",
+    b"Engine built in 1 sec.", b": IShuffleLayer applied to shape tensor",
+    b" In computeCosts at /a.cpp:1",
+    b"safety scope Layer '", b"'", b"\n", b"\n", b"\n", b"\r\n",
+]
+log_bytes = st.one_of(
+    st.binary(max_size=2000),
+    st.lists(st.sampled_from(FRAGMENTS) | st.binary(max_size=20), max_size=80).map(b"".join),
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(log_bytes)
+def test_any_bytes_give_tables(data: bytes) -> None:
+    analysis = analyze_log(data)
+    assert list(analysis.failures.columns) == list(columns.FAILURE_COLUMNS)
+    assert list(analysis.events.columns) == list(columns.EVENT_COLUMNS)
+    assert list(analysis.summary().columns) == list(columns.SUMMARY_COLUMNS)
+    assert analysis.failures["fatal"].dtype == bool
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=log_bytes, chunk=st.sampled_from([7, 64, 4096]))
+def test_file_scan_matches_full_parse_on_any_bytes(tmp_path: Path, data: bytes, chunk: int) -> None:
+    log = tmp_path / "any.log"
+    log.write_bytes(data)
+    parser = LogParser(keep_events=False)
+    parser.feed_lines(iter_lines(log))
+    parser.finish()
+    assert scan_failures(log, chunk_bytes=chunk) == parser.failures
+
+
+def test_crlf_nul_and_invalid_utf8(tmp_path: Path) -> None:
+    log = tmp_path / "mixed.log"
+    log.write_bytes(
+        b"\xff\xfe[E] Error[10]: Error Code 10: Internal Error (Could not find any implementation "
+        b"for node conv\x001.)\r\n[W] [TRT] Default DLA is enabled but layer pool is not supported "
+        b"on DLA, falling back to GPU.\r\n"
+    )
+    failures = analyze_log(log).failures
+    assert list(failures["layer"]) == ["conv\x001", "pool"]
+    assert not any(message.endswith("\r") for message in failures["message"])
+
+
+def test_ten_megabyte_line_and_truncated_file(tmp_path: Path) -> None:
+    log = tmp_path / "long.log"
+    log.write_bytes(
+        b"[E] Error Code 10: Internal Error (Could not find any implementation for node a.)\n"
+        + b"x" * (10 << 20)
+        + b"\n[E] Error Code 10: Internal Error (Could not find any implementation for node b"
+    )
+    failures = analyze_log(log).failures
+    assert list(failures["layer"]) == ["a", "b"]
+    assert list(failures["line"]) == [1, 3]
+
+
+def test_missing_file_names_the_path(tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-build.log"
+    with pytest.raises(LogReadError, match=r"no-such-build\.log"):
+        analyze_log(missing)
+    with pytest.raises(LogReadError, match="Is a directory"):
+        analyze_log(tmp_path)
+
+
+def test_text_and_bytes_sources_agree(corpus_dir: Path) -> None:
+    log = corpus_dir / "build-logs" / "cases" / "060.log"
+    from_path = analyze_log(log).failures
+    from_bytes = analyze_log(log.read_bytes()).failures
+    from_text = analyze_log(log.read_text(errors="replace"), text=True).failures
+    assert from_path.equals(from_bytes) and from_path.equals(from_text)

@@ -1,0 +1,131 @@
+"""Which layer names one line of a log blames, and for what.
+
+:func:`line_names` reads one line (prefixes already stripped) and returns ``(name, category)``
+pairs: ``Could not find any implementation for node X`` (no-implementation), the 11.x safety
+forms ``No tactic available for node X`` and ``Autotuner: no tactics to implement operation:
+... layers=[ONNX Layer: X, ...]`` (no-tactic), ``X: IShuffleLayer applied to shape tensor ...``
+and the other shape errors (shape), DLA fallback lists (dla-fallback), ``getBestTactic: X``
+(tactic-failure), the ONNX parser's ``Invalid Node - X`` / ``In node N with name: X`` forms
+(parser-*), and quoted layers in safety-scope rejections (safety-scope). Every pattern is
+bounded, so a 10 MB line costs linear time.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+from trtsafe_lab.logs.names import name_at, strip_interface
+
+MAX_NAME_CHARS = 4096  # longer "names" are not names
+MAX_MATCHES = 64  # findings of one kind read from one line
+
+_NO_IMPL = re.compile(r"[Cc]ould not find any implementation for node ")
+_NO_TACTIC = re.compile(r"No tactic available for (?:node|layer) ")
+_AUTOTUNER_LAYERS = re.compile(r"no tactics to implement operation.*?layers=(?=\[)", re.DOTALL)
+_ONNX_LAYER = re.compile(r"ONNX Layer: ")
+_SHAPE_PHRASE = re.compile(
+    r": (?:IShuffleLayer applied to shape tensor|dimensions not compatible for elementwise"
+    r"|reshaping failed for tensor|broadcast dimensions must be conformable)"
+)
+_ERROR_CODE_OPEN = re.compile(r"Error Code \d+: [^(]{0,200}\(")
+_LEADING_LOCATION = re.compile(r"^(?:\d{1,2}: )?(?:\[[^\]]*::[^\]]*\] )?")
+_DLA_FALLBACK = (
+    re.compile(
+        r"Default DLA is enabled but layer (?P<name>.{1,1024}?) is not (?:supported|running) "
+        r"on DLA, falling back to GPU"
+    ),
+    re.compile(r"Layer '(?P<name>[^']{1,4096})' \([\w ]{1,40}\): Unsupported on DLA"),
+    re.compile(r"Validation failed for DLA layer: (?P<name>.{1,1024}?)\. Switching to GPU"),
+)
+_GET_BEST_TACTIC = re.compile(r"(?:GPU|[Cc]uda) error during getBestTactic: (?P<rest>.+)$")
+_INVALID_NODE = re.compile(r"Invalid Node - (?P<name>.+?)\s*$")
+_IN_NODE_NAMED = re.compile(r"In node -?\d{1,9} with name: (?P<name>.{1,1024}?) and operator: ")
+_NODE_NAME_CALL = re.compile(r"error\.node_name\(\) = '(?P<name>.+)'\s*$")
+SAFETY = re.compile(r"[Ss]afety[ -]scope|kSAFETY|[Ss]afety[ -]certified|EngineCapability::kSAFETY")
+_QUOTED_LAYER = re.compile(r"[Ll]ayer '(?P<name>[^']{1,4096})'")
+
+
+def _shape_names(text: str) -> list[str]:
+    found = []
+    for match in itertools.islice(_SHAPE_PHRASE.finditer(text), MAX_MATCHES):
+        before = text[max(0, match.start() - MAX_NAME_CHARS) : match.start()]
+        starts = [opened.end() for opened in _ERROR_CODE_OPEN.finditer(before)]
+        start = starts[-1] if starts else 0
+        candidate = _LEADING_LOCATION.sub("", before[start:]).strip()
+        if candidate.startswith("(") and candidate.count("(") > candidate.count(")"):
+            candidate = candidate[1:]
+        candidate = strip_interface(candidate)
+        if candidate:
+            found.append(candidate)
+    return found
+
+
+def _autotuner_names(text: str) -> list[str]:
+    match = _AUTOTUNER_LAYERS.search(text)
+    if match is None:
+        return []
+    start = match.end()
+    depth = 0
+    end = len(text)
+    for index in range(start, len(text)):
+        if text[index] in "[(":
+            depth += 1
+        elif text[index] in "])":
+            depth -= 1
+            if depth == 0:
+                end = index
+                break
+    body = text[start + 1 : end]
+    names = []
+    for item in _ONNX_LAYER.split(body)[1:]:
+        name = item.strip().strip("\x1e").strip()
+        name = name.rstrip(",;").strip()
+        if name:
+            names.append(name)
+    return names
+
+
+def _best_tactic_name(rest: str) -> str:
+    name, sep, _ = rest.rpartition(" : ")
+    return (name if sep else rest).strip()
+
+
+def line_names(text: str) -> list[tuple[str, str]]:
+    """(name, category) pairs one line of a message blames; empty when it names no layer."""
+    out: list[tuple[str, str]] = []
+    if "mplementation for node" in text:
+        for match in itertools.islice(_NO_IMPL.finditer(text), MAX_MATCHES):
+            out.append((name_at(text, match.end()), "no-implementation"))
+    if "No tactic available" in text:
+        for match in itertools.islice(_NO_TACTIC.finditer(text), MAX_MATCHES):
+            out.append((name_at(text, match.end()), "no-tactic"))
+    if "layers=[" in text:
+        out.extend((name, "no-tactic") for name in _autotuner_names(text))
+    if ": " in text:
+        out.extend((name, "shape") for name in _shape_names(text))
+    if "DLA" in text:
+        for pattern in _DLA_FALLBACK:
+            for match in itertools.islice(pattern.finditer(text), MAX_MATCHES):
+                out.append((match.group("name"), "dla-fallback"))
+    if "getBestTactic: " in text:
+        tactic = _GET_BEST_TACTIC.search(text)
+        if tactic:
+            out.append((_best_tactic_name(tactic.group("rest")), "tactic-failure"))
+    if "Invalid Node - " in text:
+        invalid = _INVALID_NODE.search(text)
+        if invalid:
+            out.append((invalid.group("name"), "parser-error"))
+    if "with name: " in text:
+        unsupported = "UNSUPPORTED" in text or "not found" in text
+        for match in itertools.islice(_IN_NODE_NAMED.finditer(text), MAX_MATCHES):
+            category = "parser-unsupported" if unsupported else "parser-error"
+            out.append((match.group("name"), category))
+    if "node_name()" in text:
+        called = _NODE_NAME_CALL.search(text)
+        if called:
+            out.append((called.group("name"), "parser-error"))
+    if SAFETY.search(text):
+        quoted = itertools.islice(_QUOTED_LAYER.finditer(text), MAX_MATCHES)
+        out.extend((m.group("name"), "safety-scope") for m in quoted)
+    return [(name, category) for name, category in out if name and len(name) <= MAX_NAME_CHARS]
