@@ -135,22 +135,35 @@ def browser() -> Iterator[object]:
             chromium.close()
 
 
-def _kernel_ready(base: str, timeout_s: float = 90) -> None:
-    """Wait until the server has a kernel that is idle with a browser connected to it.
+def _kernel_ready(base: str, notebook: str, timeout_s: float = 90) -> None:
+    """Wait until the notebook's own kernel (from its session) is idle with a browser connected.
 
     JupyterLab drops "run all" requests made before its kernel websocket is up, so the test
-    waits on the server's own view of the kernel rather than on the page.
+    waits on the server's view of this notebook's kernel rather than on the page.
     """
     deadline = time.monotonic() + timeout_s
     while True:
-        with urllib.request.urlopen(f"{base}/api/kernels?token={TOKEN}", timeout=10) as answer:
-            kernels = json.loads(answer.read())
+        with urllib.request.urlopen(f"{base}/api/sessions?token={TOKEN}", timeout=10) as answer:
+            sessions = json.loads(answer.read())
+        kernels = [s["kernel"] for s in sessions
+                   if s.get("path") == notebook and s.get("kernel")]
         if any(k.get("execution_state") == "idle" and k.get("connections", 0) > 0
                for k in kernels):
             return
         if time.monotonic() > deadline:
-            pytest.fail(f"no connected idle kernel after {timeout_s} s: {kernels}")
+            pytest.fail(f"{notebook}: no connected idle kernel after {timeout_s} s: {sessions}")
         time.sleep(0.5)
+
+
+def _shut_down_sessions(base: str, notebook: str) -> None:
+    """End the notebook's kernel so the next notebook has the (2) cores to itself."""
+    with urllib.request.urlopen(f"{base}/api/sessions?token={TOKEN}", timeout=10) as answer:
+        sessions = json.loads(answer.read())
+    for session in sessions:
+        if session.get("path") == notebook:
+            request = urllib.request.Request(
+                f"{base}/api/sessions/{session['id']}?token={TOKEN}", method="DELETE")
+            urllib.request.urlopen(request, timeout=30).close()
 
 
 PROMPTS_DONE_JS = """() => {
@@ -163,12 +176,12 @@ PROMPTS_DONE_JS = """() => {
 def _run_all_and_save(page: object, base: str, nb_path: Path) -> dict[str, object]:
     """Run every cell from the Run menu, wait until all have run, save; return the saved JSON."""
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)  # type: ignore[attr-defined]
-    _kernel_ready(base)
+    _kernel_ready(base, nb_path.name)
     page.click(".lm-MenuBar-itemLabel:text-is('Run')")  # type: ignore[attr-defined]
     page.click("li.lm-Menu-item[data-command='runmenu:run-all']")  # type: ignore[attr-defined]
     # every code cell's prompt shows a number: [*] while running, [ ] before
     page.wait_for_function(PROMPTS_DONE_JS, timeout=RUN_ALL_TIMEOUT_MS)  # type: ignore[attr-defined]
-    _kernel_ready(base)
+    _kernel_ready(base, nb_path.name)
     before = nb_path.stat().st_mtime_ns
     page.keyboard.press("Control+s")  # type: ignore[attr-defined]
     deadline = time.monotonic() + 30
@@ -292,3 +305,4 @@ def test_notebook_in_jupyterlab(lab: tuple[str, Path], browser: object, path: Pa
         raise
     finally:
         page.close()
+        _shut_down_sessions(base, path.name)
