@@ -159,3 +159,32 @@ def test_report_on_the_bundled_example_logs(tmp_path: Path) -> None:
     assert page.count("data:image/png;base64,") >= 1  # the summary plot
     assert "FailureExplorer(" not in page and "id=\"Explore\"" not in page  # interactive out
     assert "id=\"Summary\"" in page
+
+
+def test_report_on_a_passed_safe_build_checks_the_pair(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A passed safe build by the builds job's trtexec TEST DOUBLE (writes a placeholder engine
+    and a real ELF .so built with cc; not TensorRT): notebook 01 reports the pair sound."""
+    pytest.importorskip("nbclient")
+    from builds_support import build_shared_object, double_environment
+
+    from trtsafe_lab.logs.demo import EXAMPLES
+    from trtsafe_lab.trtexec import TrtexecOptions, TrtVersion, run_build
+
+    so = build_shared_object(tmp_path / "companion.so")
+    for name, value in double_environment(
+        tmp_path, so, EXAMPLES / "trt11-safe-build-passed.log"
+    ).items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "model.onnx").write_bytes(b"placeholder: the double never reads it")
+    cmd = TrtexecOptions(onnx=Path("model.onnx"), save_engine=Path("model.engine"),
+                         safe=True).to_command(TrtVersion(11, 4))
+    result = run_build(cmd, tmp_path / "runs")
+    assert result.ok
+    out = tmp_path / "pair-report.html"
+    assert main(["report", str(result.run_dir), "-o", str(out)]) == 0
+    page = out.read_text(encoding="utf-8")
+    assert "pair model.engine: sound" in page
+    assert "every file matches its recorded SHA-256" in page
