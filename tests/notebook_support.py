@@ -23,3 +23,20 @@ def install_trtexec_double(bin_dir: Path) -> Path:
     tool.write_text(DOUBLE)
     tool.chmod(tool.stat().st_mode | stat.S_IXUSR)
     return bin_dir
+
+
+SLOW_DOUBLE = """#!/bin/sh
+# TEST DOUBLE for trtexec (not TensorRT): starts, then hangs until it is stopped.
+echo "&&&& RUNNING TensorRT.trtexec [TensorRT v110400] # trtexec $*"
+echo "[11/30/2026-12:00:00] [I] Start parsing network model."
+exec sleep 120
+"""
+
+
+def install_slow_trtexec_double(bin_dir: Path) -> Path:
+    """Write a TEST DOUBLE ``trtexec`` that never finishes by itself into ``bin_dir``."""
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    tool = bin_dir / "trtexec"
+    tool.write_text(SLOW_DOUBLE)
+    tool.chmod(tool.stat().st_mode | stat.S_IXUSR)
+    return bin_dir

@@ -71,3 +71,32 @@ def test_run_shows_live_panel_summary_and_failures(
     assert "/backbone/conv1/Conv" in set(form.explorer.failures["layer"])
     assert len(form.live.children) == 2  # the live panel, then the failure explorer
     assert not form.run_button.disabled  # ready for another run
+
+
+def test_cancel_button_ends_the_build(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import time
+
+    from notebook_support import install_slow_trtexec_double
+
+    bin_dir = install_slow_trtexec_double(tmp_path / "bin")
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "model.onnx").write_bytes(b"placeholder")
+    form = BuildForm(tmp_path / "runs")
+    form.start()
+    assert form.panel is not None
+    def started() -> bool:  # the tool's second line is in the (partial) run's log
+        logs = list((tmp_path / "runs").glob("*/build.log"))
+        return bool(logs) and "Start parsing" in logs[0].read_text()
+
+    deadline = time.monotonic() + 30
+    while not started() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert started() and form.run_button.disabled  # one build at a time
+    form.panel.cancel_button.click()
+    result = form.wait(timeout_s=60)
+    assert result is not None and not result.complete
+    assert result.process.status == "cancelled"
+    assert "cancelled (incomplete run" in form.summary.value
+    assert result.run_dir.name.endswith(".partial")
+    assert form.explorer is None  # no failure table for a run that did not finish
