@@ -58,3 +58,19 @@ def test_notebook_runs_headless(path: Path) -> None:
     assert not errors
     code_cells = [c for c in nb.cells if c.cell_type == "code" and c.source.strip()]
     assert all(c.execution_count for c in code_cells), "some code cells did not run"
+
+
+def test_triage_notebook_reads_pasted_text() -> None:
+    """Notebook 02 with a log pasted as text (the example log's content, not its path)."""
+    pytest.importorskip("nbclient")
+    from trtsafe_lab.logs.demo import EXAMPLES
+    from trtsafe_lab.report import execute_notebook
+
+    text = (EXAMPLES / "trt11-safe-build-autotuner.log").read_text(encoding="utf-8")
+    nb = execute_notebook(REPO_ROOT / "notebooks" / "02_failure_triage.ipynb",
+                          {"inputs": [], "pasted": text})
+    shown = "".join(str(output.get("data", {}).get("text/plain", "")) + str(output.get("text", ""))
+                    for cell in nb.cells for output in cell.get("outputs", []))
+    assert "<pasted>" in shown
+    assert "/neck/fuse/Conv" in shown
+    assert "trt10-safety-scope-rejection.log" not in shown  # only the pasted log was read

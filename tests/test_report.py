@@ -188,3 +188,17 @@ def test_report_on_a_passed_safe_build_checks_the_pair(
     page = out.read_text(encoding="utf-8")
     assert "pair model.engine: sound" in page
     assert "every file matches its recorded SHA-256" in page
+
+
+def test_report_on_real_trtexec_exports(tmp_path: Path, corpus_dir: Path) -> None:
+    """Notebook 03 on two folders of real trtexec exports from the shared corpus."""
+    pytest.importorskip("nbclient")
+    exports = corpus_dir / "trtexec-exports"
+    runs = [exports / "trt10-mobilenet_v2-fp16", exports / "trt10-resnet18-fp16"]
+    out = tmp_path / "exports.html"
+    assert main(["report", *map(str, runs), "-o", str(out)]) == 0
+    page = out.read_text(encoding="utf-8")
+    assert "trt10-mobilenet_v2-fp16" in page and "trt10-resnet18-fp16" in page
+    assert "speedup_vs_baseline" in page
+    assert "trt10-resnet18-fp16: every layer on one stream" in page  # 10.x graphs: one stream
+    assert page.count("data:image/png;base64,") >= 1
