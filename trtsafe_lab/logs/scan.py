@@ -35,10 +35,14 @@ def trigger_offsets(data: bytes | bytearray, end: int | None = None) -> list[int
     size = len(data) if end is None else end
     found: list[int] = []
     budget = max(64, size >> 11)  # candidates checked one by one before a regex pass is cheaper
-    sample = min(size, 1 << 16)
+    # Estimate each byte's frequency from 8 spread samples before choosing loop or regex pass.
+    piece = min(size, 1 << 13)
+    starts = sorted({(size - piece) * k // 7 for k in range(8)})
+    scale = size / max(piece * len(starts), 1)
     find = data.find
     for first, pattern in _GROUPS:
-        if data.count(first, 0, sample) * (size / max(sample, 1)) > budget:
+        estimate = sum(data.count(first, start, start + piece) for start in starts) * scale
+        if estimate > budget:
             found.extend(hit.start() for hit in pattern.finditer(data, 0, size))
             continue
         match = pattern.match
