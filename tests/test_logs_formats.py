@@ -28,6 +28,7 @@ def test_trtexec_error_bracket_form(case) -> None:  # type: ignore[no-untyped-de
     assert row["layer"] == "{ForeignNode[onnx::Gather_72...ScatterND_170]}"
     assert row["members"] == ("onnx::Gather_72", "ScatterND_170")
     assert (row["error_code"], row["error_name"]) == (10, "Internal Error")
+    assert row["error_enum"] == "kUNSUPPORTED_STATE"
     assert row["location"] == "optimizer.cpp::computeCosts::2011"
     assert row["function"] == "computeCosts"
     assert (row["category"], row["phase"], row["fatal"], row["line"]) == (
@@ -111,6 +112,7 @@ def test_polygraphy(case) -> None:  # type: ignore[no-untyped-def]
 def test_deepstream_logger(case) -> None:  # type: ignore[no-untyped-def]
     failures = case("084")
     assert list(failures["error_code"].dropna()) == [2, 2]
+    assert set(failures["source"]) == {"deepstream"}
     assert set(failures["category"]) == {"tactic-out-of-memory"}
     assert not failures["fatal"].any()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
@@ -30,13 +31,18 @@ def _cli(args: argparse.Namespace) -> int:
         frames.append(frame)
     failures = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     out = sys.stdout
-    if args.format == "json":
-        json.dump(to_records(failures), out, indent=2, ensure_ascii=False)
-        out.write("\n")
-    elif args.format == "csv":
-        flatten_for_csv(failures).to_csv(out, index=False)
-    else:
-        _print_table(failures, out)
+    try:
+        if args.format == "json":
+            json.dump(to_records(failures), out, indent=2, ensure_ascii=False)
+            out.write("\n")
+        elif args.format == "csv":
+            flatten_for_csv(failures).to_csv(out, index=False)
+        else:
+            _print_table(failures, out)
+        out.flush()
+    except BrokenPipeError:
+        # The reader (e.g. `| head`) closed the pipe: not an error of ours.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 

@@ -150,6 +150,8 @@ def parse_prefix(text: str) -> tuple[Prefix, str]:
             prefix.source = "onnxruntime"
         elif group("tag"):
             kind = "tag"
+            if token.group().endswith(":") and prefix.severity:
+                prefix.source = "deepstream"  # nvinfer's "ERROR: [TRT]: ..."
             prefix.source = prefix.source or (
                 "torch-tensorrt" if "orch" in group("tag") else "tensorrt"
             )
