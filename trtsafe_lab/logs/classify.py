@@ -3,8 +3,9 @@
 The rules read one :class:`~trtsafe_lab.logs.records.Record` at a time plus a little state
 carried between records (:class:`ParseState`): the ONNX parser's current node block (``While
 parsing node number N [Op -> "out"]`` header and NodeProto dump), the node named by the record
-just before (verbose ``ModelImporter.cpp: X [Op] inputs:`` lines), and the phase (build or
-runtime, from markers such as ``Engine built in`` and ``Starting inference``).
+just before (verbose ``ModelImporter.cpp: X [Op] inputs:`` lines), and the phase (parse, build
+or runtime, from markers such as ``Start parsing network model``, ``Local timing cache in use``,
+``Engine built in`` and ``Starting inference``).
 """
 
 from __future__ import annotations
@@ -36,7 +37,10 @@ _RUNTIME_MARKER = re.compile(
     r"Engine built in|Engine deserialized in|Engine loaded in|Loaded engine size"
     r"|Starting inference|Loading bytes from \S+\.(?:engine|plan|trt)\b"
 )
-_BUILD_MARKER = re.compile(r"(?:Local|Global) timing cache in use")
+_BUILD_MARKER = re.compile(
+    r"(?:Local|Global) timing cache in use|Finish(?:ed)? parsing network model"
+)
+_PARSE_MARKER = re.compile(r"Start parsing network model|Input filename:")
 
 _TACTIC_CONTENT = re.compile(r"Autotuner|[Ss]kipping tactic|computeCosts|getBestTactic")
 _RUNTIME_CONTENT = re.compile(
@@ -253,9 +257,11 @@ def _dump_text(text: str) -> str:
 
 
 def marker_phase(text: str) -> str:
-    """The phase a marker line starts ("runtime", "build") or "" for other lines."""
+    """The phase a marker line starts ("parse", "build", "runtime") or "" for other lines."""
     if _RUNTIME_MARKER.search(text):
         return "runtime"
+    if _PARSE_MARKER.search(text):
+        return "parse"
     return "build" if _BUILD_MARKER.search(text) else ""
 
 
