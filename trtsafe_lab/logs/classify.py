@@ -351,6 +351,8 @@ _PARSER_SOURCE = re.compile(
 def _source(source: str, message: str) -> str:
     if _PARSER_SOURCE.search(message):
         return "onnx-parser"
+    if message.startswith("Error[") and source in ("", "polygraphy"):
+        return "trtexec"  # trtexec's "Error[N]:" on a line whose timestamp was cut off
     return source
 
 
