@@ -93,6 +93,13 @@ def test_legacy_while_parsing_header(case) -> None:  # type: ignore[no-untyped-d
         assert "parser-error" in set(failures["category"])
 
 
+def test_parser_errors_printed_by_an_application(case) -> None:  # type: ignore[no-untyped-def]
+    failures = _named(case("019"))  # "In node 11 with name: X and operator: Y ...", untagged
+    assert list(failures["layer"]) == ["/dense_motion_network/GridSample", "/GridSample"]
+    assert set(failures["severity"]) == {"error"} and failures["fatal"].all()
+    assert set(failures["category"]) == {"parser-unsupported"}
+
+
 def test_verbose_importer_line_names_the_node(case) -> None:  # type: ignore[no-untyped-def]
     assert list(_named(case("014"))["layer"]) == ["preprocessor/PadV2"]
 
@@ -181,7 +188,10 @@ def test_names_that_are_not_failures(case) -> None:  # type: ignore[no-untyped-d
     assert _named(case("047")).empty  # binding names after "Starting inference"
     assert _named(case("077")).empty  # [GpuLayer] placement lines
     assert _named(case("068")).empty  # ForeignNodes in a successful build's layer information
-    assert list(_named(case("062"))["layer"]) == ["(Unnamed Layer* 0) [PluginV2DynamicExt]"]
+    plugin = case("062")
+    assert list(_named(plugin)["layer"]) == ["(Unnamed Layer* 0) [PluginV2DynamicExt]"]
+    # "setType ... on non I/O tensor: (Unnamed Layer* 0) [PluginV2DynamicExt]_output" warnings
+    assert "warning" not in set(plugin["severity"])
 
 
 def test_stacked_timestamps_and_tf_trt_lines() -> None:

@@ -65,6 +65,7 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"While parsing node|In function (?:import|parse)\w*:|INVALID_NODE|Invalid Node"
             r"|[Ff]ailed to parse|Parsing model failed|Fail(?:ed)? parsing|Parsing File Failed"
+            r"|Failed to load ONNX"
         ),
     ),
     (
@@ -108,6 +109,22 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("internal-error", re.compile(r"Internal Error|Assertion|[Aa]ssert")),
 )
 NON_FATAL = frozenset({"tactic-out-of-memory", "tactic-failure", "dla-fallback"})
+# Warnings become failure rows only for these categories (a warning that merely mentions a
+# plugin or Myelin is not a finding).
+WARNING_CATEGORIES = frozenset(
+    {
+        "safety-scope",
+        "no-tactic",
+        "no-implementation",
+        "parser-unsupported",
+        "parser-error",
+        "shape",
+        "dla-fallback",
+        "tactic-out-of-memory",
+        "tactic-failure",
+        "out-of-memory",
+    }
+)
 _PHASE_BY_CATEGORY = {
     "no-tactic": "tactic",
     "no-implementation": "tactic",
@@ -318,6 +335,8 @@ def examine(record: Record, state: ParseState) -> Facts:
     if category == "tactic-out-of-memory" and phase == "runtime":
         category = "out-of-memory"
     severity = prefix.severity
+    if not severity and parser_error:
+        severity = "error"  # an application printing the ONNX parser's errors, untagged
     code, code_name = _error_code(record, message)
     location, function = _location(message)
     fatal = (
@@ -366,5 +385,5 @@ def is_reported(facts: Facts) -> bool:
         return False
     if facts.severity in ERRORISH:
         return True
-    return facts.severity == "warning" and bool(facts.category)
+    return facts.severity == "warning" and facts.category in WARNING_CATEGORIES
 
