@@ -17,7 +17,15 @@ from trtsafe_lab import __version__
 from trtsafe_lab._optional import MissingDependencyError
 
 # Modules that register subcommands, in the order they appear in --help.
-COMMAND_MODULES: tuple[str, ...] = ("trtsafe_lab.demo", "trtsafe_lab.logs.cli")
+COMMAND_MODULES: tuple[str, ...] = (
+    "trtsafe_lab.demo",
+    "trtsafe_lab.logs.cli",
+    "trtsafe_lab.trtexec.cli",
+    "trtsafe_lab.artifacts_cli",
+    "trtsafe_lab.profile.cli",
+    "trtsafe_lab.runtime.cli",
+    "trtsafe_lab.migrate.cli",
+)
 
 
 class UsageError(Exception):

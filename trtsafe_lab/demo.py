@@ -13,7 +13,13 @@ import time
 from pathlib import Path
 
 # Modules with a ``run_demo`` step, in the order they run.
-DEMO_STEPS: tuple[str, ...] = ("trtsafe_lab.logs.demo",)
+DEMO_STEPS: tuple[str, ...] = (
+    "trtsafe_lab.trtexec.builds_demo",
+    "trtsafe_lab.profile.profile_demo",
+    "trtsafe_lab.runtime.lifecycle_demo",
+    "trtsafe_lab.migrate.demo",
+    "trtsafe_lab.logs.failures_demo",
+)
 
 
 def run_demo(out_dir: Path, steps: tuple[str, ...] = DEMO_STEPS) -> list[Path]:

@@ -1,0 +1,153 @@
+"""``trtsafe-lab migrate``: output formats, exit codes, the findings DataFrame."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from trtsafe_lab.cli import main
+from trtsafe_lab.migrate import FINDING_COLUMNS, migration_findings, rules_frame
+
+FIXTURES = Path(__file__).parent / "fixtures" / "migrate"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["migrate", *argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_json_is_an_array_of_findings_and_errors_exit_1(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, str(FIXTURES / "v10"), "--format", "json")
+    assert code == 1
+    findings = json.loads(out)
+    assert isinstance(findings, list) and findings
+    assert all(list(item) == list(FINDING_COLUMNS) for item in findings)
+    first = findings[0]
+    assert isinstance(first["line"], int) and first["severity"] in ("error", "warning")
+    assert first["file"].startswith(str(FIXTURES / "v10"))
+
+
+def test_clean_11x_tree_exits_0_with_an_empty_array(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, str(FIXTURES / "v11"), "--format", "json")
+    assert (code, json.loads(out)) == (0, [])
+
+
+def test_warnings_alone_exit_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    script = tmp_path / "smoke.sh"
+    script.write_text("trtexec_safe --loadEngine=/opt/a.engine --useCudaGraph\n")
+    code, out, _ = run(capsys, str(script))
+    assert code == 0
+    assert f"{script}:1  warning  trtexec-safe-deprecated-flag" in out
+    assert "fix: Drop the flag" in out
+
+
+def test_table_lists_file_line_rule_and_fix(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, str(FIXTURES / "v10" / "safe_infer.cpp"))
+    assert code == 1
+    assert f"{FIXTURES / 'v10' / 'safe_infer.cpp'}:54  error  companion-so-missing" in out
+    assert "3 finding(s): 3 error(s), 0 warning(s) in 1 file(s)" in out
+
+
+def test_missing_path_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, str(tmp_path / "nope"))
+    assert code == 2
+    assert "no such file or folder" in err
+
+
+def test_unreadable_file_exits_2_and_is_listed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "blob.cpp").write_bytes(b"\x00\x01\x02")
+    (tmp_path / "build.sh").write_text("trtexec --fp16\n")
+    code, out, _ = run(capsys, str(tmp_path), "--format", "json")
+    assert code == 2
+    assert {f["rule"] for f in json.loads(out)} == {"file-unreadable", "precision-flags-removed"}
+
+
+def test_findings_frame_matches_the_cli(capsys: pytest.CaptureFixture[str]) -> None:
+    frame = migration_findings(FIXTURES / "v10")
+    _, out, _ = run(capsys, str(FIXTURES / "v10"), "--format", "json")
+    assert list(frame.columns) == list(FINDING_COLUMNS)
+    assert frame.to_dict("records") == json.loads(out)
+    assert str(frame["line"].dtype) == "int64"
+
+
+def test_rules_frame_lists_the_issue_rule_ids() -> None:
+    ids = set(rules_frame()["rule"])
+    assert {
+        "companion-so-missing",
+        "companion-so-relative",
+        "companion-so-not-shipped",
+        "restricted-removed",
+        "engine-so-needs-safe",
+        "precision-flags-removed",
+        "safe-build-api",
+        "safety-scope-noop",
+        "network-supported-not-a-gate",
+        "trtexec-safe-deprecated-flag",
+        "aux-streams-unregistered",
+        "aux-streams-destroyed-early",
+        "remote-autotuning-overlay",
+    } <= ids
+
+
+def test_demo_writes_the_example_findings(tmp_path: Path) -> None:
+    import pandas as pd
+
+    from trtsafe_lab.migrate.demo import run_demo
+
+    written = run_demo(tmp_path)
+    assert [p.name for p in written] == [
+        "migrate_findings.csv",
+        "migrate_findings.json",
+        "migrate_rules.csv",
+    ]
+    table = pd.read_csv(written[0])
+    records = json.loads(written[1].read_text())
+    assert len(table) == len(records) >= 10
+    assert list(table.columns) == list(FINDING_COLUMNS)
+    assert not any(Path(f).is_absolute() for f in table["file"])
+    # The example is a 10.x project: most rule families show up in it.
+    assert {
+        "companion-so-missing",
+        "companion-so-not-shipped",
+        "precision-flags-removed",
+        "safe-build-api",
+        "aux-streams-unregistered",
+    } <= set(table["rule"])
+
+
+def test_importing_the_checker_does_not_load_parsers_or_pandas() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, trtsafe_lab.migrate, trtsafe_lab.migrate.cli\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('tree_sitter', 'tree_sitter_cpp', 'yaml', 'matplotlib', 'tensorrt')))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"
+
+
+def test_missing_tree_sitter_names_the_migrate_extra(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    from trtsafe_lab.migrate import cpp_tree
+
+    cpp_tree._parser.cache_clear()
+    monkeypatch.setitem(sys.modules, "tree_sitter", None)  # import now raises ImportError
+    (tmp_path / "a.cpp").write_text("int main() { return 0; }\n")
+    try:
+        code, _, err = run(capsys, str(tmp_path))
+    finally:
+        cpp_tree._parser.cache_clear()
+    assert code == 2
+    assert "trtsafe-lab[migrate]" in err

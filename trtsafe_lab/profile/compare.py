@@ -1,0 +1,101 @@
+"""Compare runs: one row per run with statistics, speedup against a baseline and its CI.
+
+:func:`compare_runs` returns a table with the columns in :data:`COMPARE_COLUMNS`:
+``run`` (its name), ``n``, ``median_ms``, ``mean_ms``, ``p90_ms``, ``p95_ms``, ``p99_ms``,
+``min_ms``, ``max_ms``, ``std_ms``, ``throughput_qps``; for non-baseline runs
+``speedup_vs_baseline`` (baseline median / this median), ``speedup_ci_low``/``_high`` (bootstrap
+95% CI), ``p_value`` (two-sided Mann-Whitney U) and ``significant`` (p < 0.05); and, where the run
+records them, ``num_aux_streams``, ``device_memory_bytes``, ``ideal_speedup``, ``warmup``,
+``iterations``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from trtsafe_lab.profile.loaders import Run
+from trtsafe_lab.profile.stats import mann_whitney, speedup_ci, summarize
+
+METRICS = {"latency": "latency_ms", "compute": "compute_ms"}
+# The JSON keys of `trtsafe-lab profile compare --format json`, in order.
+JSON_KEYS = ("run", "n", "median_ms", "mean_ms", "p90_ms", "p95_ms", "p99_ms", "min_ms", "max_ms",
+             "throughput_qps")
+SPEEDUP_KEYS = ("speedup_vs_baseline", "speedup_ci_low", "speedup_ci_high")
+COMPARE_COLUMNS = (*JSON_KEYS, "std_ms", *SPEEDUP_KEYS, "p_value", "significant",
+                   "num_aux_streams", "device_memory_bytes", "ideal_speedup", "warmup",
+                   "iterations")
+
+
+def run_samples(run: Run, metric: str) -> np.ndarray:
+    """The per-iteration times (ms) of ``metric`` ("latency" or "compute")."""
+    if metric not in METRICS:
+        raise ValueError(f"metric must be one of {sorted(METRICS)}, got {metric!r}")
+    column = METRICS[metric]
+    if column not in run.times:
+        raise ValueError(f"run {run.name} ({run.path}) has no {column} column")
+    return run.times[column].to_numpy(dtype=float)
+
+
+def _span_ms(run: Run) -> float | None:
+    t = run.times
+    if {"start_compute_ms", "end_compute_ms"} <= set(t.columns):
+        return float(t["end_compute_ms"].max() - t["start_compute_ms"].min())
+    return None
+
+
+def _recorded(run: Run) -> dict[str, Any]:
+    info, timing = run.info, run.info.get("timing", {})
+    return {"num_aux_streams": info.get("num_aux_streams"),
+            "device_memory_bytes": info.get("device_memory_bytes"),
+            "ideal_speedup": info.get("ideal_speedup"),
+            "warmup": timing.get("warmup"), "iterations": timing.get("iterations")}
+
+
+def compare_runs(runs: Sequence[Run], *, baseline: str | None = None, metric: str = "latency",
+                 level: float = 0.95, resamples: int = 2000) -> pd.DataFrame:
+    """One row per run (see module doc). ``baseline`` is a run name; default: the first run."""
+    if not runs:
+        raise ValueError("compare_runs needs at least one run")
+    names = [r.name for r in runs]
+    if len(set(names)) != len(names):
+        raise ValueError(f"run names must be unique to pick a baseline, got {names}")
+    base_name = baseline if baseline is not None else names[0]
+    if base_name not in names:
+        raise ValueError(f"baseline {base_name!r} is not one of the runs {names}")
+    base = run_samples(runs[names.index(base_name)], metric)
+    rows = []
+    for run in runs:
+        samples = run_samples(run, metric)
+        row: dict[str, Any] = {"run": run.name, **summarize(samples, span_ms=_span_ms(run))}
+        if run.name != base_name:
+            s = speedup_ci(base, samples, level=level, resamples=resamples)
+            test = mann_whitney(base, samples)
+            row.update(speedup_vs_baseline=s.speedup, speedup_ci_low=s.ci_low,
+                       speedup_ci_high=s.ci_high, p_value=test.p_value,
+                       significant=test.significant())
+        rows.append({**row, **_recorded(run)})
+    return pd.DataFrame(rows).reindex(columns=list(COMPARE_COLUMNS))
+
+
+def to_json_records(table: pd.DataFrame) -> list[dict[str, Any]]:
+    """The CLI's JSON: one object per run with :data:`JSON_KEYS` (+ speedup keys off-baseline)."""
+    out = []
+    for row in table.to_dict("records"):
+        obj = {k: row[k] for k in JSON_KEYS}
+        if pd.notna(row.get("speedup_vs_baseline")):
+            obj.update({k: row[k] for k in SPEEDUP_KEYS})
+        out.append({k: (v.item() if isinstance(v, np.generic) else v) for k, v in obj.items()})
+    return out
+
+
+def samples_table(runs: Sequence[Run], metric: str = "latency") -> pd.DataFrame:
+    """Long table of every iteration: columns ``run``, ``iteration`` and the metric's column
+    (``latency_ms`` or ``compute_ms``)."""
+    column = METRICS.get(metric, metric)
+    frames = [pd.DataFrame({"run": r.name, "iteration": range(len(r.times)),
+                            column: run_samples(r, metric)}) for r in runs]
+    return pd.concat(frames, ignore_index=True)

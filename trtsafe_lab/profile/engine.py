@@ -1,0 +1,174 @@
+"""The TensorRT engine executor: a serialized engine run through TensorRT's Python runtime.
+
+NOT verified with TensorRT: TensorRT cannot be installed on this project's machines. The code is
+written against the 11.4 names file (reference/tensorrt-11.4-python-names.txt). Where the name a
+feature needs is absent from that file, the executor tries the candidates in order and records
+which one it used (:data:`EXECUTE_NAMES`, :data:`DEVICE_MEMORY_NAMES`); ``Runtime`` and
+``Logger`` are not in the file either (it was read from the module's string table, which misses
+some class names) but deserializing from Python needs them (:data:`NOT_IN_NAMES_FILE`).
+
+Protocol (the same as the reference workload): the harness creates ``num_aux_streams`` aux
+streams (non-blocking, distinct, never the default), calls :meth:`set_aux_streams` before the
+first :meth:`execute_async`, times with CUDA events on the main stream, and destroys the streams
+only after the final synchronize.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from trtsafe_lab._optional import require
+from trtsafe_lab.profile._cuda import activate_device, check, device_properties, runtime_api
+
+FEATURE = "Profiling a TensorRT engine"
+# enqueue: the 11.4 names file lists `execute_async`; 10.x calls it `execute_async_v3`.
+EXECUTE_NAMES = ("execute_async_v3", "execute_async")
+# engine device memory: `device_memory_size_v2` (10.x+), `device_memory_size` (older).
+DEVICE_MEMORY_NAMES = ("device_memory_size_v2", "device_memory_size")
+# (Logger is explained as the tail of ILogger; Runtime is declared in tests/test_tensorrt_names.py)
+NOT_IN_NAMES_FILE = ("Runtime", "Logger", "execute_async_v3", "device_memory_size_v2",
+                     "device_memory_size")
+# Bytes per element by TensorRT DataType member name (sub-byte types rounded up per tensor).
+DTYPE_BITS = {"FLOAT": 32, "HALF": 16, "BF16": 16, "INT8": 8, "UINT8": 8, "BOOL": 8, "FP8": 8,
+              "INT32": 32, "INT64": 64, "INT4": 4, "FP4": 4, "E8M0": 8}
+
+
+def first_attr(obj: Any, names: Sequence[str], what: str) -> tuple[str, Any]:
+    """The first of ``names`` that ``obj`` has, as (name, attribute); a clear error otherwise."""
+    for name in names:
+        if hasattr(obj, name):
+            return name, getattr(obj, name)
+    raise AttributeError(f"{type(obj).__name__} has none of {list(names)} for {what}; this "
+                         "TensorRT version is not supported by the engine executor")
+
+
+def tensor_bytes(shape: Sequence[int], dtype: Any) -> int:
+    """Bytes of a tensor of ``shape`` and TensorRT ``dtype`` (its enum member name is used)."""
+    dims = [int(d) for d in shape]
+    if any(d < 0 for d in dims):
+        raise ValueError(f"tensor shape {dims} is dynamic: the engine executor supports static "
+                         "shapes only; build the engine with fixed shapes")
+    name = str(getattr(dtype, "name", dtype)).rsplit(".", 1)[-1].upper()
+    if name not in DTYPE_BITS:
+        raise ValueError(f"unknown TensorRT data type {dtype!r}")
+    count = 1
+    for d in dims:
+        count *= d
+    return (count * DTYPE_BITS[name] + 7) // 8
+
+
+class TensorRTEngineExecutor:
+    """Deserializes ``engine_path``, allocates zeroed IO buffers, and runs one inference per
+    :meth:`execute_async`. Attributes: ``num_aux_streams``, ``device_memory_bytes`` (engine
+    activation memory + IO buffers), ``engine_device_memory_bytes``, ``api`` (names used)."""
+
+    def __init__(self, engine_path: Path, *, device: int = 0) -> None:
+        trt = require("tensorrt", feature=FEATURE)
+        rt = runtime_api()
+        activate_device(device)
+        self._buffers: list[Any] = []
+        self._aux: list[int] | None = None
+        logger = trt.Logger()  # default severity: warnings and errors
+        self._runtime = trt.Runtime(logger)
+        self.engine = self._runtime.deserialize_cuda_engine(Path(engine_path).read_bytes())
+        if self.engine is None:
+            raise RuntimeError(f"TensorRT could not deserialize {engine_path}: was it built by "
+                               "this TensorRT version for this GPU? (see the log above)")
+        self.context = self.engine.create_execution_context()
+        if self.context is None:
+            raise RuntimeError(f"create_execution_context failed for {engine_path}")
+        self.num_aux_streams: int = int(self.engine.num_aux_streams)
+        mem_name, mem = first_attr(self.engine, DEVICE_MEMORY_NAMES, "device memory size")
+        self.engine_device_memory_bytes = int(mem)
+        exec_name, self._execute = first_attr(self.context, EXECUTE_NAMES, "enqueue")
+        self.api = {"execute": exec_name, "device_memory": mem_name}
+        io_bytes = 0
+        try:
+            for i in range(int(self.engine.num_io_tensors)):
+                name = self.engine.get_tensor_name(i)
+                size = max(1, tensor_bytes(self.context.get_tensor_shape(name),
+                                           self.engine.get_tensor_dtype(name)))
+                ptr = check(rt.cudaMalloc(size), f"cudaMalloc({name})")
+                self._buffers.append(ptr)
+                check(rt.cudaMemset(ptr, 0, size), f"cudaMemset({name})")
+                if not self.context.set_tensor_address(name, int(ptr)):
+                    raise RuntimeError(f"set_tensor_address({name!r}) failed")
+                io_bytes += size
+        except BaseException:
+            self.close()
+            raise
+        self.device_memory_bytes: int = self.engine_device_memory_bytes + io_bytes
+
+    def set_aux_streams(self, streams: Sequence[int]) -> None:
+        handles = [int(s) for s in streams]
+        if len(handles) != self.num_aux_streams or 0 in handles or \
+                len(set(handles)) != len(handles):
+            raise ValueError(f"the engine needs exactly {self.num_aux_streams} distinct "
+                             f"non-default aux streams, got {handles}")
+        self.context.set_aux_streams(handles)
+        self._aux = handles
+
+    def execute_async(self, stream: int) -> None:
+        if self.num_aux_streams and self._aux is None:
+            raise RuntimeError("call set_aux_streams before the first execute_async: the "
+                               f"engine uses {self.num_aux_streams} aux streams")
+        if not self._execute(int(stream)):
+            raise RuntimeError(f"{self.api['execute']} returned False (see TensorRT's log)")
+
+    def describe(self) -> dict[str, Any]:
+        return {"executor": "tensorrt", "num_aux_streams": self.num_aux_streams,
+                "engine_device_memory_bytes": self.engine_device_memory_bytes,
+                "device_memory_bytes": self.device_memory_bytes, "api": self.api}
+
+    def close(self) -> None:
+        rt = runtime_api()
+        while self._buffers:
+            check(rt.cudaFree(self._buffers.pop()), "cudaFree")
+        self.context = None
+        self.engine = None
+
+    def __enter__(self) -> TensorRTEngineExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def profile_engine(engine_path: Path, *, aux_streams: Sequence[int] | None, warmup: int,
+                   iterations: int, use_graph: bool, out_dir: Path,
+                   device: int = 0, trace: bool = False) -> list[Path]:
+    """Profile an engine once and write a run directory. ``aux_streams`` may only restate the
+    engine's own count: it is fixed when the engine is built (``max_aux_streams``)."""
+    from trtsafe_lab.profile.harness import TimingConfig, profile
+    from trtsafe_lab.profile.rundir import write_run_dir
+
+    timing = TimingConfig(warmup=warmup, iterations=iterations, use_graph=use_graph)
+    with TensorRTEngineExecutor(engine_path, device=device) as executor:
+        wanted = list(aux_streams) if aux_streams else [executor.num_aux_streams]
+        if wanted != [executor.num_aux_streams]:
+            raise ValueError(
+                f"{engine_path} uses {executor.num_aux_streams} aux streams, fixed at build "
+                f"time; to profile {wanted}, build one engine per count (trtexec "
+                "--maxAuxStreams=N, or IBuilderConfig.max_aux_streams) and profile each")
+        run = profile(executor, timing)
+        kernels = None
+        if trace:
+            from trtsafe_lab.profile.cupti_trace import kernel_trace
+            from trtsafe_lab.profile.runner import TRACE_ITERATIONS
+
+            with kernel_trace() as kernels:
+                profile(executor, TimingConfig(0, TRACE_ITERATIONS, use_graph))
+        name = f"{Path(engine_path).name}-aux{executor.num_aux_streams}-" + (
+            "graph" if use_graph else "eager")
+        out_dir.mkdir(parents=True, exist_ok=True)
+        info = {"command": ["trtsafe-lab", "profile", "engine", str(engine_path)],
+                "executor": executor.describe(),
+                "timing": {"warmup": warmup, "iterations": iterations, "use_graph": use_graph},
+                "num_aux_streams": executor.num_aux_streams,
+                "device_memory_bytes": executor.device_memory_bytes,
+                "gpu": device_properties(device),
+                "date_utc": dt.datetime.now(dt.timezone.utc).date().isoformat()}
+        return [write_run_dir(out_dir, name, records=run.records, info=info, kernels=kernels)]

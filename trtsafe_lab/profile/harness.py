@@ -1,0 +1,223 @@
+"""The in-process timing harness: drives any executor with TensorRT's aux-stream protocol.
+
+An executor is anything with ``num_aux_streams``, ``device_memory_bytes``,
+``set_aux_streams(streams)`` and ``execute_async(stream)``: the reference workload
+(:mod:`trtsafe_lab.profile.reference`) and the TensorRT engine executor
+(:mod:`trtsafe_lab.profile.engine`). The harness owns the streams (non-blocking, distinct, never
+the default), registers the aux streams before the first ``execute_async``, optionally captures
+one forward pass into a CUDA graph, times every iteration with CUDA events on the main stream, and
+destroys the streams only after the final synchronize.
+
+Per-iteration records use trtexec's ``--exportTimes`` schema (see :data:`TIMING_KEYS`), so the
+same loaders and statistics read reference runs, engine runs and trtexec exports.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from trtsafe_lab.profile._cuda import (
+    ResourceLedger,
+    captured_graph,
+    check,
+    cuda_events,
+    cuda_streams,
+    launch_graph,
+    runtime_api,
+    synchronize,
+)
+
+# trtexec --exportTimes keys, in its order. Host enqueue times are host-clock ms from the start of
+# the timed loop; the others are device-clock ms from a reference event recorded just before it.
+TIMING_KEYS = ("startEnqMs", "endEnqMs", "startH2dMs", "endH2dMs", "startComputeMs",
+               "endComputeMs", "startD2hMs", "endD2hMs", "h2dMs", "computeMs", "d2hMs", "latencyMs")
+
+
+class Executor(Protocol):
+    """What the harness drives (TensorRT's execution-context shape)."""
+
+    num_aux_streams: int
+    device_memory_bytes: int
+
+    def set_aux_streams(self, streams: Sequence[int]) -> None: ...
+
+    def execute_async(self, stream: int) -> None: ...
+
+
+@dataclass(frozen=True)
+class TimingConfig:
+    """How a run is timed; recorded with its results."""
+
+    warmup: int = 20
+    iterations: int = 200
+    use_graph: bool = True
+    # With a graph: record the timing events as nodes inside the graph (re-pointed to each
+    # iteration's events before its launch) instead of between graph launches on the stream.
+    events_in_graph: bool = False
+
+    def __post_init__(self) -> None:
+        if self.warmup < 0 or self.iterations < 1:
+            raise ValueError(f"warmup must be >= 0 and iterations >= 1, got {self}")
+
+
+@dataclass
+class TimedRun:
+    """One profiled run: trtexec-schema records plus how they were made."""
+
+    records: list[dict[str, float]]
+    config: TimingConfig
+    num_aux_streams: int
+    device_memory_bytes: int
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def compute_ms(self) -> list[float]:
+        return [r["computeMs"] for r in self.records]
+
+
+@contextlib.contextmanager
+def registered_streams(
+    executor: Executor, ledger: ResourceLedger | None = None
+) -> Iterator[int]:
+    """Create the main stream and the executor's aux streams, register the aux streams, yield the
+    main stream; on exit synchronize and destroy all of them (even after an error)."""
+    with cuda_streams(1 + executor.num_aux_streams, ledger) as streams:
+        main, aux = streams[0], streams[1:]
+        if aux:
+            executor.set_aux_streams(aux)
+        yield main
+
+
+@contextlib.contextmanager
+def forward_pass(
+    executor: Executor, main: int, use_graph: bool, ledger: ResourceLedger | None = None
+) -> Iterator[Callable[[], None]]:
+    """Yield a callable that enqueues one forward pass on ``main`` (graph replay or eager).
+
+    Before a capture, one eager pass is run and synchronized, so one-time work of the executor
+    (TensorRT allocates and initialises on its first enqueue) stays out of the graph.
+    """
+    if not use_graph:
+        yield lambda: executor.execute_async(main)
+        return
+    executor.execute_async(main)
+    synchronize(main)
+    with captured_graph(main, executor.execute_async, ledger) as captured:
+        yield lambda: launch_graph(captured.exec, main)
+
+
+def profile(
+    executor: Executor, config: TimingConfig = TimingConfig(),
+    ledger: ResourceLedger | None = None,
+) -> TimedRun:
+    """Time ``config.iterations`` forward passes of ``executor`` after ``config.warmup`` ones."""
+    n = config.iterations
+    with registered_streams(executor, ledger) as main, \
+            cuda_events(2 * n + 3, timing=True, ledger=ledger) as events:
+        ref, starts, ends = events[0], events[1:n + 1], events[n + 1:2 * n + 1]
+        if config.use_graph and config.events_in_graph:
+            host = _timed_loop_events_in_graph(executor, main, config, ref, starts, ends,
+                                               events[-2:], ledger)
+        else:
+            with forward_pass(executor, main, config.use_graph, ledger) as enqueue:
+                host = _timed_loop(enqueue, main, config, ref, starts, ends)
+        records = _records(ref, starts, ends, host)
+    return TimedRun(records, config, executor.num_aux_streams, executor.device_memory_bytes)
+
+
+def _timed_loop(enqueue: Callable[[], None], main: int, config: TimingConfig, ref: Any,
+                starts: list[Any], ends: list[Any]) -> list[tuple[float, float]]:
+    rt = runtime_api()
+    for _ in range(config.warmup):
+        enqueue()
+    synchronize(main)
+    host = []
+    check(rt.cudaEventRecord(ref, main), "cudaEventRecord")
+    t0 = time.perf_counter()
+    for start, end in zip(starts, ends, strict=True):
+        a = time.perf_counter()
+        check(rt.cudaEventRecord(start, main), "cudaEventRecord")
+        enqueue()
+        check(rt.cudaEventRecord(end, main), "cudaEventRecord")
+        host.append(((a - t0) * 1e3, (time.perf_counter() - t0) * 1e3))
+    synchronize(main)
+    return host
+
+
+def _timed_loop_events_in_graph(
+    executor: Executor, main: int, config: TimingConfig, ref: Any, starts: list[Any],
+    ends: list[Any], placeholders: list[Any], ledger: ResourceLedger | None,
+) -> list[tuple[float, float]]:
+    rt = runtime_api()
+    first, last = placeholders
+    external = rt.cudaEventRecordExternal
+    executor.execute_async(main)  # priming pass outside the capture, as in forward_pass
+    synchronize(main)
+
+    def timed_pass(stream: int) -> None:
+        check(rt.cudaEventRecordWithFlags(first, stream, external), "cudaEventRecordWithFlags")
+        executor.execute_async(stream)
+        check(rt.cudaEventRecordWithFlags(last, stream, external), "cudaEventRecordWithFlags")
+
+    with captured_graph(main, timed_pass, ledger) as captured:
+        nodes = captured.event_record_nodes()
+        start_node, end_node = nodes[int(first)], nodes[int(last)]
+
+        def point(start: Any, end: Any) -> None:
+            check(rt.cudaGraphExecEventRecordNodeSetEvent(captured.exec, start_node, start),
+                  "cudaGraphExecEventRecordNodeSetEvent")
+            check(rt.cudaGraphExecEventRecordNodeSetEvent(captured.exec, end_node, end),
+                  "cudaGraphExecEventRecordNodeSetEvent")
+
+        point(first, last)
+        for _ in range(config.warmup):
+            launch_graph(captured.exec, main)
+        synchronize(main)
+        host = []
+        check(rt.cudaEventRecord(ref, main), "cudaEventRecord")
+        t0 = time.perf_counter()
+        for start, end in zip(starts, ends, strict=True):
+            a = time.perf_counter()
+            point(start, end)
+            launch_graph(captured.exec, main)
+            host.append(((a - t0) * 1e3, (time.perf_counter() - t0) * 1e3))
+        synchronize(main)
+    return host
+
+
+def _records(ref: Any, starts: list[Any], ends: list[Any],
+             host: list[tuple[float, float]]) -> list[dict[str, float]]:
+    rt = runtime_api()
+    records = []
+    for (enq_start, enq_end), start, end in zip(host, starts, ends, strict=True):
+        s = float(check(rt.cudaEventElapsedTime(ref, start), "cudaEventElapsedTime"))
+        e = float(check(rt.cudaEventElapsedTime(ref, end), "cudaEventElapsedTime"))
+        records.append(dict(zip(TIMING_KEYS, (
+            enq_start, enq_end, s, s, s, e, e, e, 0.0, e - s, 0.0, e - s), strict=True)))
+    return records
+
+
+def bare_graph_replay_ms(
+    executor: Executor, *, launches: int = 200, repeats: int = 5, warmup: int = 20
+) -> list[float]:
+    """The baseline for harness overhead: a bare loop of ``launches`` graph replays between two
+    events, no per-iteration events or host bookkeeping; ``repeats`` loops, mean ms per replay
+    of each."""
+    rt = runtime_api()
+    out = []
+    with registered_streams(executor) as main, forward_pass(executor, main, True) as enqueue, \
+            cuda_events(2, timing=True) as (start, end):
+        for _ in range(warmup):
+            enqueue()
+        synchronize(main)
+        for _ in range(repeats):
+            check(rt.cudaEventRecord(start, main), "cudaEventRecord")
+            for _ in range(launches):
+                enqueue()
+            check(rt.cudaEventRecord(end, main), "cudaEventRecord")
+            synchronize(main)
+            out.append(float(check(rt.cudaEventElapsedTime(start, end), "elapsed")) / launches)
+    return out

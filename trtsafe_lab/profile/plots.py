@@ -1,0 +1,189 @@
+"""Figures for profiling (a view module: matplotlib is imported here, lazily by callers).
+
+Every function takes a table and an optional ``ax``, draws, and returns the Figure; none calls
+``show()``. Tables: ``samples`` from :func:`~trtsafe_lab.profile.compare.samples_table`,
+``comparison`` from :func:`~trtsafe_lab.profile.compare.compare_runs`, layer tables from
+:mod:`~trtsafe_lab.profile.layers`, timelines from :mod:`~trtsafe_lab.profile.timeline`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from trtsafe_lab.profile.loaders import Run
+
+
+def _axes(ax: Axes | None, size: tuple[float, float] = (6.4, 4.0)) -> tuple[Figure, Axes]:
+    if ax is not None:
+        fig = ax.get_figure()
+        assert isinstance(fig, Figure)
+        return fig, ax
+    fig = Figure(figsize=size, layout="constrained")
+    return fig, fig.add_subplot()
+
+
+def plot_latency_distribution(samples: pd.DataFrame, *, column: str = "latency_ms",
+                              ax: Axes | None = None) -> Figure:
+    """Violin with a box inside, one per run (``samples``: columns ``run`` and ``column``)."""
+    fig, ax = _axes(ax)
+    names = list(dict.fromkeys(samples["run"]))
+    data = [samples.loc[samples["run"] == n, column].to_numpy() for n in names]
+    ax.violinplot(data, showextrema=False)
+    ax.boxplot(data, widths=0.15, showfliers=False)
+    ax.set_xticks(range(1, len(names) + 1), names, rotation=15, ha="right", fontsize=8)
+    ax.set_ylabel(column.replace("_ms", " (ms)"))
+    ax.set_title("Latency distribution per run")
+    return fig
+
+
+def plot_latency_ecdf(samples: pd.DataFrame, *, column: str = "latency_ms",
+                      ax: Axes | None = None) -> Figure:
+    """Empirical CDF of each run's per-iteration times."""
+    fig, ax = _axes(ax)
+    for name, group in samples.groupby("run", sort=False):
+        x = np.sort(group[column].to_numpy())
+        ax.step(x, np.arange(1, x.size + 1) / x.size, where="post", label=str(name))
+    ax.set_xlabel(column.replace("_ms", " (ms)"))
+    ax.set_ylabel("fraction of iterations ≤ x")
+    ax.set_title("Latency ECDF")
+    ax.legend(fontsize=7)
+    return fig
+
+
+def plot_speedup(comparison: pd.DataFrame, *, ax: Axes | None = None) -> Figure:
+    """Speedup of each run's median against the baseline, with its bootstrap CI as error bars,
+    and the workload's ideal speedup where the run records one."""
+    fig, ax = _axes(ax)
+    rows = comparison.dropna(subset=["speedup_vs_baseline"])
+    x = np.arange(len(rows))
+    s = rows["speedup_vs_baseline"].to_numpy(float)
+    err = np.vstack([s - rows["speedup_ci_low"].to_numpy(float),
+                     rows["speedup_ci_high"].to_numpy(float) - s])
+    ax.bar(x, s, yerr=err, capsize=4, color="tab:blue", label="measured (95% CI)")
+    ideal = rows["ideal_speedup"].to_numpy(float) if "ideal_speedup" in rows else []
+    if len(ideal) and np.isfinite(ideal).any():
+        ax.scatter(x, ideal, marker="_", s=600, color="tab:red", zorder=3, label="ideal")
+    ax.axhline(1.0, color="grey", lw=0.8, ls="--")
+    ax.set_xticks(x, rows["run"], rotation=15, ha="right", fontsize=8)
+    ax.set_ylabel("speedup vs baseline (median)")
+    ax.set_title(f"Speedup vs {comparison['run'].iloc[0] if len(comparison) else ''}",
+                 fontsize=9)
+    ax.legend(fontsize=7)
+    return fig
+
+
+def plot_memory_vs_latency(comparison: pd.DataFrame, *, ax: Axes | None = None) -> Figure:
+    """Device memory (MiB) against median latency, one labelled point per run."""
+    fig, ax = _axes(ax)
+    rows = comparison.dropna(subset=["device_memory_bytes"])
+    raw = rows["device_memory_bytes"].to_numpy(float)
+    unit, scale = next(((u, f) for u, f in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10))
+                        if len(raw) and raw.max() >= f), ("bytes", 1))
+    mem = raw / scale
+    ax.scatter(rows["median_ms"], mem)
+    for name, xv, yv in zip(rows["run"], rows["median_ms"], mem, strict=True):
+        left = xv < rows["median_ms"].mean()
+        ax.annotate(str(name), (xv, yv), fontsize=7, xytext=(4 if left else -4, 4),
+                    textcoords="offset points", ha="left" if left else "right")
+    ax.margins(x=0.15, y=0.15)
+    ax.set_xlabel("median latency (ms)")
+    ax.set_ylabel(f"device memory ({unit})")
+    ax.set_title("Memory cost vs latency")
+    if len(rows) == 0:
+        ax.text(0.5, 0.5, "no run records its device memory", ha="center", transform=ax.transAxes)
+    return fig
+
+
+def plot_layer_comparison(layers: dict[str, pd.DataFrame], *, overlapping: Sequence[str] = (),
+                          top: int = 20, ax: Axes | None = None) -> Figure:
+    """Per-layer median time of several engines side by side (``layers``: run name -> profile
+    table). Runs named in ``overlapping`` ran layers on several streams: their bars are hatched
+    and labelled, because overlapping layer times cannot be added up or compared as latency."""
+    fig, ax = _axes(ax, (8.0, 1.5 + 0.22 * min(top, max(len(t) for t in layers.values()))))
+    merged = None
+    for name, table in layers.items():
+        col = table.set_index("layer_name")["median_ms"].rename(name)
+        merged = col.to_frame() if merged is None else merged.join(col, how="outer")
+    if merged is None:
+        raise ValueError("plot_layer_comparison needs at least one profile table")
+    first = list(next(iter(layers.values()))["layer_name"])
+    if len(merged) <= top:  # all layers: keep the first table's (engine) order
+        merged = merged.loc[first + [n for n in merged.index if n not in first]]
+    else:
+        merged = merged.loc[merged.max(axis=1).sort_values(ascending=False).index[:top]]
+    y = np.arange(len(merged))
+    height = 0.8 / len(layers)
+    for i, name in enumerate(merged.columns):
+        over = name in overlapping
+        ax.barh(y + i * height, merged[name].fillna(0), height,
+                label=f"{name} (overlapping streams)" if over else name,
+                hatch="//" if over else None)
+    ax.set_yticks(y + 0.4 - height / 2, [n[:40] for n in merged.index], fontsize=6)
+    ax.invert_yaxis()
+    ax.set_xlabel("median time per layer (ms)")
+    ax.set_title(f"Per-layer time ({len(merged)} layers)")
+    ax.legend(fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.04), ncol=2, frameon=False)
+    return fig
+
+
+def plot_stream_timeline(timeline: pd.DataFrame, *, ax: Axes | None = None,
+                         title: str = "Layers per stream (engine order)") -> Figure:
+    """Per-stream layout from layer info (:func:`~trtsafe_lab.profile.timeline.layer_timeline`):
+    one row per StreamId, sync layers (signal/wait) as red markers."""
+    fig, ax = _axes(ax, (8.0, 3.0))
+    work = timeline[~timeline["is_sync"]]
+    ax.barh(work["stream_id"], work["duration_ms"], left=work["start_ms"], height=0.6,
+            edgecolor="white", linewidth=0.5)
+    sync = timeline[timeline["is_sync"]]
+    ax.scatter(sync["start_ms"], sync["stream_id"], marker="|", s=300, color="tab:red",
+               label="sync (signal / wait)", zorder=3)
+    streams = sorted(timeline["stream_id"].unique())
+    ax.set_yticks(streams, [f"stream {s}" + (" (main)" if s == 0 else "") for s in streams])
+    ax.invert_yaxis()
+    span = float((timeline["start_ms"] + timeline["duration_ms"]).max() or 1.0)
+    ax.set_xlim(-0.03 * span, 1.03 * span)
+    ax.set_xlabel("ordering position (ms of profiled layer time, not measured start times)")
+    ax.set_title(title, fontsize=9)
+    if len(sync):
+        ax.legend(fontsize=7, loc="upper center")
+    return fig
+
+
+def plot_kernel_timeline(kernels: pd.DataFrame, *, ax: Axes | None = None,
+                         title: str = "CUPTI kernel timeline") -> Figure:
+    """Measured kernel intervals per CUDA stream (a CUPTI kernel table), time from the first."""
+    fig, ax = _axes(ax, (8.0, 3.0))
+    t0 = kernels["start_ns"].min()
+    streams = sorted(kernels["stream_id"].unique())
+    row = {s: i for i, s in enumerate(streams)}
+    for s, group in kernels.groupby("stream_id"):
+        ax.barh([row[s]] * len(group), (group["end_ns"] - group["start_ns"]) / 1e3,
+                left=(group["start_ns"] - t0) / 1e3, height=0.6, edgecolor="white",
+                linewidth=0.3)
+    ax.set_yticks(range(len(streams)), [f"stream {s}" for s in streams])
+    ax.invert_yaxis()
+    ax.set_xlabel("time (µs)")
+    ax.set_title(title, fontsize=9)
+    return fig
+
+
+def comparison_figure(runs: Sequence[Run], comparison: pd.DataFrame, *,
+                      metric: str = "latency") -> Figure:
+    """The CLI's one-page summary: distribution, ECDF, speedup with CI, memory vs latency."""
+    from trtsafe_lab.profile.compare import METRICS, samples_table
+
+    column = METRICS[metric]
+    samples = samples_table(runs, metric)
+    fig = Figure(figsize=(12, 8), layout="constrained")
+    axes: Any = fig.subplots(2, 2)
+    plot_latency_distribution(samples, column=column, ax=axes[0, 0])
+    plot_latency_ecdf(samples, column=column, ax=axes[0, 1])
+    plot_speedup(comparison, ax=axes[1, 0])
+    plot_memory_vs_latency(comparison, ax=axes[1, 1])
+    return fig

@@ -1,0 +1,165 @@
+"""``trtsafe-lab build``: check a trtexec command against the 11.x rules, then run it into a run
+directory (or, with ``--dry-run``, print the argv and the expected artifacts and stop)."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from trtsafe_lab.cli import UsageError
+from trtsafe_lab.logs import columns as C
+from trtsafe_lab.rundir import list_runs, load_run
+from trtsafe_lab.trtexec.build import BuildAbortedError, BuildResult, TrtexecBuild, resolve_tool
+from trtsafe_lab.trtexec.options import TOOLS, TrtexecCommand, parse_flags
+from trtsafe_lab.trtexec.progress import ProgressTracker, TerminalProgressBar
+from trtsafe_lab.trtexec.rules import RuleViolation, check, expected_artifacts, refusals
+from trtsafe_lab.trtexec.version import TrtVersion, VersionDetectionError, detect_version
+
+
+def _version(args: argparse.Namespace) -> tuple[TrtVersion, str]:
+    if args.trt_version:
+        try:
+            return TrtVersion.parse(args.trt_version), "given"
+        except ValueError as err:
+            raise UsageError(str(err)) from err
+    try:
+        tool_path = resolve_tool(args.tool)
+        return detect_version(tool_path), f"detected from {tool_path}"
+    except (FileNotFoundError, VersionDetectionError) as err:
+        raise UsageError(
+            f"cannot tell which TensorRT version the rules apply to: {err} "
+            "Give it with --trt-version X.Y (e.g. --trt-version 11.4)."
+        ) from err
+
+
+def command_from_args(args: argparse.Namespace) -> tuple[TrtexecCommand, str]:
+    flags = list(args.flags)
+    if flags and flags[0] == "--":
+        flags = flags[1:]
+    if not flags:
+        raise UsageError("no trtexec flags given; write them after '--', e.g. "
+                         "trtsafe-lab build --dry-run -- --onnx=model.onnx --safe ...")
+    kind = Path(args.tool).name
+    if not kind.startswith(TOOLS):
+        raise UsageError(
+            f"--tool {args.tool!r}: expected trtexec or trtexec_safe (or a path to one)"
+        )
+    try:
+        parsed = parse_flags(flags)
+    except ValueError as err:
+        raise UsageError(str(err)) from err
+    version, source = _version(args)
+    return TrtexecCommand(args.tool, tuple(parsed), version), source
+
+
+def describe(cmd: TrtexecCommand, version_source: str) -> str:
+    """The dry-run text: argv, rule findings and the expected artifacts."""
+    lines = [f"tool: {cmd.tool} ({cmd.tool_kind}), TensorRT {cmd.version} ({version_source})",
+             f"argv: {shlex.join(cmd.argv())}"]
+    findings = check(cmd)
+    summary = f"{len(findings)} finding(s)" if findings else "all passed"
+    lines.append(f"rule checks: {summary}")
+    lines += [f"  {f.severity}: {f}" for f in findings]
+    arts = expected_artifacts(cmd)
+    lines.append("expected artifacts:" if arts else "expected artifacts: none")
+    for art in arts:
+        note = f"; {art.note}" if art.note else ""
+        lines.append(f"  {art.kind:<13} {art.role:<6} {art.path}  (--{art.flag}{note})")
+    lines.append("In a run directory, relative output paths are written under "
+                 "<runs>/<run>/artifacts/; relative inputs are read from the current folder.")
+    return "\n".join(lines)
+
+
+def _summary(result: BuildResult) -> str:
+    proc = result.process
+    head = (f"run: {result.run_dir}\nstatus: "
+            + (f"exit code {proc.returncode}" if result.complete else f"{proc.status} (incomplete)")
+            + f", {proc.duration_s:.1f} s")
+    arts = [f"  {a['kind']:<13} {'present' if a['present'] else 'MISSING'}  {a['path']}"
+            for a in result.artifacts]
+    lines = [head, *(["artifacts:", *arts] if arts else [])]
+    if result.complete:
+        record = load_run(result.run_dir).result
+        if record.get("failure_table"):
+            table = pd.read_csv(result.run_dir / record["failure_table"])
+            lines.append(f"failure table: {len(table)} row(s) in {record['failure_table']}")
+            if len(table):
+                shown = table[[C.LAYER, C.CATEGORY, C.PHASE, C.FATAL, C.LINE, C.MESSAGE]].head(10)
+                shown = shown.assign(**{C.MESSAGE: shown[C.MESSAGE].str.slice(0, 70)})
+                lines.append(shown.fillna("").to_string(index=False))
+        else:
+            lines.append(f"failure table: not made ({record.get('failure_table_note')})")
+    return "\n".join(lines)
+
+
+def _cli(args: argparse.Namespace) -> int:
+    cmd, source = command_from_args(args)
+    if args.dry_run:
+        print(describe(cmd, source))
+        return 2 if refusals(check(cmd)) else 0
+    tracker = ProgressTracker()
+    bar = TerminalProgressBar(stream=sys.stderr) if sys.stderr.isatty() else None
+    if bar is not None:
+        tracker.listeners.append(bar)
+    build = TrtexecBuild(cmd, Path(args.runs), label=args.label, timeout_s=args.timeout,
+                         on_line=None if bar else lambda _s, line: print(line, flush=True),
+                         progress=tracker)
+    try:
+        result = build.run()
+    except RuleViolation as err:
+        raise UsageError(str(err)) from err
+    except BuildAbortedError as err:
+        print(f"trtsafe-lab build: error: {err}", file=sys.stderr)
+        return 1
+    finally:
+        if bar is not None:
+            bar.close()
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    print(_summary(result))
+    return 0 if result.ok else 1
+
+
+def _runs_cli(args: argparse.Namespace) -> int:
+    table = list_runs(args.runs, include_partial=args.all)
+    if table.empty:
+        print(f"no {'' if args.all else 'finished '}runs under {args.runs}")
+        return 0
+    with pd.option_context("display.width", 200, "display.max_colwidth", 60):
+        print(table.drop(columns=["path"]).to_string(index=False))
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    runs = subparsers.add_parser(
+        "runs", help="list the build run directories under a folder (no TensorRT needed)")
+    runs.add_argument("--runs", default="runs", help="folder of run directories (default runs)")
+    runs.add_argument("--all", action="store_true",
+                      help="also list incomplete (.partial) runs: cancelled, timed out, crashed")
+    runs.set_defaults(func=_runs_cli)
+    parser = subparsers.add_parser(
+        "build",
+        help="check a trtexec/trtexec_safe command against the 11.x rules and run it into a "
+        "run directory",
+        description="Check a trtexec / trtexec_safe command against the TensorRT 11.x rules, "
+        "then run it into a run directory (argv, environment, full log, exit code, duration, "
+        "artifacts, manifest). Exit 0: built; 1: the tool failed or an expected artifact is "
+        "missing; 2: a rule refused the command or bad input.",
+    )
+    parser.add_argument("--dry-run", action="store_true",
+                        help="print the argv and the expected artifacts, run nothing")
+    parser.add_argument("--trt-version", help="TensorRT version X.Y[.Z] (default: read from "
+                        "the tool's banner via --help)")
+    parser.add_argument("--tool", default="trtexec",
+                        help="trtexec or trtexec_safe, a name on PATH or a path (default trtexec)")
+    parser.add_argument("--runs", default="runs", help="folder for run directories (default runs)")
+    parser.add_argument("--label", default="build", help="word in the run directory's name")
+    parser.add_argument("--timeout", type=float, default=None, help="seconds before the build "
+                        "is stopped (whole process group)")
+    parser.add_argument("flags", nargs=argparse.REMAINDER,
+                        help="trtexec flags after '--', e.g. -- --onnx=m.onnx --safe")
+    parser.set_defaults(func=_cli)
