@@ -20,7 +20,7 @@ import numpy as np
 
 from trtsafe_lab.logs.classify import marker_phase
 from trtsafe_lab.logs.parser import LogParser
-from trtsafe_lab.logs.records import MAX_CONTINUATION, is_record_start
+from trtsafe_lab.logs.records import MAX_CONTINUATION, is_record_start, parse_prefix, split_line
 from trtsafe_lab.logs.source import MAX_LINE_BYTES, LogReadError, open_log
 from trtsafe_lab.logs.triggers import TRIGGER_GROUPS, has_error_trigger
 
@@ -163,11 +163,20 @@ class _Window:
             start = self.line_start(offset)
             text = self._text(start)
             if not has_error_trigger(text):
-                # A phase marker only: skip it when it would not change the phase, else feed
-                # its record (no earlier context is needed for a marker).
+                # A phase marker only. The parser's open record is complete (windows end where
+                # a record starts): close it, then skip the marker when it does not change the
+                # phase, apply it directly when its record is an INFO/VERBOSE line that cannot
+                # yield rows, else feed its record (no earlier context is needed for a marker).
                 decoded = text.decode("utf-8", "replace")
+                parts = split_line(decoded)
+                prefix, _ = parse_prefix(parts[0])
                 if is_record_start(decoded):
-                    if marker_phase(decoded) in ("", self.parser.phase):
+                    self.parser.break_record()
+                    phase = marker_phase(decoded)
+                    quiet = len(parts) == 1 and prefix.severity in ("info", "verbose")
+                    if phase in ("", self.parser.phase) or (
+                        quiet and self.parser.skip_marker(phase)
+                    ):
                         limit = start + len(text)
                         continue
                     end, still_open = self.forward_to_next_head(start)
