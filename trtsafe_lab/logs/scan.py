@@ -34,7 +34,7 @@ def trigger_offsets(data: bytes | bytearray, end: int | None = None) -> list[int
     """Offsets in ``data[:end]`` of lines holding a trigger (each such line at least once)."""
     size = len(data) if end is None else end
     found: list[int] = []
-    budget = max(64, size >> 11)  # candidates checked one by one before a regex pass is cheaper
+    budget = max(64, size >> 10)  # candidates checked one by one before a regex pass is cheaper
     # Estimate each byte's frequency from 8 spread samples before choosing loop or regex pass.
     piece = min(size, 1 << 13)
     starts = sorted({(size - piece) * k // 7 for k in range(8)})
