@@ -16,6 +16,7 @@ def _cli(args: argparse.Namespace) -> int:
 
     from trtsafe_lab.cli import UsageError
     from trtsafe_lab.logs.analysis import analyze_log
+    from trtsafe_lab.logs.onnx import OnnxModelError
     from trtsafe_lab.logs.source import LogReadError
     from trtsafe_lab.logs.tables import flatten_for_csv, to_records
 
@@ -23,7 +24,7 @@ def _cli(args: argparse.Namespace) -> int:
     for path in args.logs:
         try:
             analysis = analyze_log(path, onnx_model=args.onnx)
-        except LogReadError as err:
+        except (LogReadError, OnnxModelError) as err:
             raise UsageError(str(err)) from err
         frame = analysis.failures.copy()
         if len(args.logs) > 1:
