@@ -36,6 +36,17 @@ TARGET_RATIO = 3.0
 
 CHILD = r"""
 import json, resource, sys, time
+
+def peak_rss_mb():
+    # VmHWM restarts at exec; ru_maxrss would include the parent's peak inherited at fork.
+    try:
+        for line in open("/proc/self/status"):
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
 started = time.perf_counter()
 from trtsafe_lab.logs import analyze_log
 imported = time.perf_counter()
@@ -52,7 +63,7 @@ print(json.dumps({
     "rows": None if failures is None else len(failures),
     "fatal_rows": None if failures is None else int(failures["fatal"].sum()),
     "named_layers": None if failures is None else int((failures["layer"] != "").sum()),
-    "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    "peak_rss_mb": peak_rss_mb(),
 }))
 """
 
@@ -165,7 +176,11 @@ def main() -> int:
         size_mb = log.stat().st_size / 1e6
         quarter = folder / "quarter.log"
         with open(log, "rb") as source, open(quarter, "wb") as target:
-            target.write(source.read(int(log.stat().st_size / 4)))
+            left = log.stat().st_size // 4
+            while left > 0:
+                block = source.read(min(left, 1 << 24))
+                target.write(block)
+                left -= len(block)
         subprocess.run(["cat", str(log)], stdout=subprocess.DEVNULL, check=True)  # page cache
         grep = time_grep(log, args.repeat)
         table = run_child(str(log), args.repeat)

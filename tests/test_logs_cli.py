@@ -9,7 +9,7 @@ import pytest
 
 from trtsafe_lab.cli import main
 from trtsafe_lab.logs import columns
-from trtsafe_lab.logs.demo import EXAMPLES
+from trtsafe_lab.logs.failures_demo import EXAMPLES
 
 LOG = EXAMPLES / "trt11-safe-build-no-tactic.log"
 
@@ -49,9 +49,18 @@ def test_unreadable_log_exits_2_naming_the_path(
     assert str(missing) in err and "No such file" in err
 
 
+def test_unreadable_onnx_model_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("onnx")
+    broken = tmp_path / "broken.onnx"
+    broken.write_bytes(b"not a protobuf")
+    for model in (broken, tmp_path / "missing.onnx"):
+        assert main(["failures", str(LOG), "--onnx", str(model)]) == 2
+        assert f"cannot load ONNX model '{model}'" in capsys.readouterr().err
+
+
 def test_onnx_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("onnx")
-    from trtsafe_lab.logs.demo import demo_model
+    from trtsafe_lab.logs.failures_demo import demo_model
 
     model = demo_model(tmp_path / "m.onnx")
     assert main(["failures", str(LOG), "--onnx", str(model), "--format", "json"]) == 0

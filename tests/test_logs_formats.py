@@ -28,6 +28,7 @@ def test_trtexec_error_bracket_form(case) -> None:  # type: ignore[no-untyped-de
     assert row["layer"] == "{ForeignNode[onnx::Gather_72...ScatterND_170]}"
     assert row["members"] == ("onnx::Gather_72", "ScatterND_170")
     assert (row["error_code"], row["error_name"]) == (10, "Internal Error")
+    assert row["error_enum"] == "kUNSUPPORTED_STATE"
     assert row["location"] == "optimizer.cpp::computeCosts::2011"
     assert row["function"] == "computeCosts"
     assert (row["category"], row["phase"], row["fatal"], row["line"]) == (
@@ -92,6 +93,13 @@ def test_legacy_while_parsing_header(case) -> None:  # type: ignore[no-untyped-d
         assert "parser-error" in set(failures["category"])
 
 
+def test_parser_errors_printed_by_an_application(case) -> None:  # type: ignore[no-untyped-def]
+    failures = _named(case("019"))  # "In node 11 with name: X and operator: Y ...", untagged
+    assert list(failures["layer"]) == ["/dense_motion_network/GridSample", "/GridSample"]
+    assert set(failures["severity"]) == {"error"} and failures["fatal"].all()
+    assert set(failures["category"]) == {"parser-unsupported"}
+
+
 def test_verbose_importer_line_names_the_node(case) -> None:  # type: ignore[no-untyped-def]
     assert list(_named(case("014"))["layer"]) == ["preprocessor/PadV2"]
 
@@ -111,6 +119,7 @@ def test_polygraphy(case) -> None:  # type: ignore[no-untyped-def]
 def test_deepstream_logger(case) -> None:  # type: ignore[no-untyped-def]
     failures = case("084")
     assert list(failures["error_code"].dropna()) == [2, 2]
+    assert set(failures["source"]) == {"deepstream"}
     assert set(failures["category"]) == {"tactic-out-of-memory"}
     assert not failures["fatal"].any()
 
@@ -179,7 +188,10 @@ def test_names_that_are_not_failures(case) -> None:  # type: ignore[no-untyped-d
     assert _named(case("047")).empty  # binding names after "Starting inference"
     assert _named(case("077")).empty  # [GpuLayer] placement lines
     assert _named(case("068")).empty  # ForeignNodes in a successful build's layer information
-    assert list(_named(case("062"))["layer"]) == ["(Unnamed Layer* 0) [PluginV2DynamicExt]"]
+    plugin = case("062")
+    assert list(_named(plugin)["layer"]) == ["(Unnamed Layer* 0) [PluginV2DynamicExt]"]
+    # "setType ... on non I/O tensor: (Unnamed Layer* 0) [PluginV2DynamicExt]_output" warnings
+    assert "warning" not in set(plugin["severity"])
 
 
 def test_stacked_timestamps_and_tf_trt_lines() -> None:

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 from trtsafe_lab.logs import LogParser, analyze_log
-from trtsafe_lab.logs.demo import EXAMPLES
+from trtsafe_lab.logs.failures_demo import EXAMPLES
 
 
 def test_rows_arrive_as_records_complete() -> None:

@@ -28,7 +28,10 @@ FRAGMENTS = [
     b"no tactics to implement operation", b"No tactic available for node ", b"Starting inference",
     b"Engine built in 1 sec.", b": IShuffleLayer applied to shape tensor",
     b" In computeCosts at /a.cpp:1",
-    b"safety scope Layer '", b"'", b"\n", b"\n", b"\n", b"\r\n",
+    b"safety scope Layer '", b"'", b"[I] Local timing cache in use.",
+    b"[I] Start parsing network model",
+    b"[I] [TRT] Loaded engine size: 6 MiB", b"[TRT] [I] Starting inference", b"deserialize",
+    b"\n", b"\n", b"\n", b"\r\n",
 ]
 log_bytes = st.one_of(
     st.binary(max_size=2000),

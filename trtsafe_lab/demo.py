@@ -14,11 +14,11 @@ from pathlib import Path
 
 # Modules with a ``run_demo`` step, in the order they run.
 DEMO_STEPS: tuple[str, ...] = (
-    "trtsafe_lab.logs.demo",
     "trtsafe_lab.trtexec.builds_demo",
     "trtsafe_lab.profile.profile_demo",
     "trtsafe_lab.runtime.lifecycle_demo",
     "trtsafe_lab.migrate.demo",
+    "trtsafe_lab.logs.failures_demo",
     "trtsafe_lab.report_demo",
 )
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from trtsafe_lab.logs.demo import example_logs
+from trtsafe_lab.logs.failures_demo import example_logs
 from trtsafe_lab.report import NOTEBOOK_FOR_KIND, write_notebook_report
 
 TOUR = "04_safety_runtime_tour.ipynb"

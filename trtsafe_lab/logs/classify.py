@@ -3,8 +3,9 @@
 The rules read one :class:`~trtsafe_lab.logs.records.Record` at a time plus a little state
 carried between records (:class:`ParseState`): the ONNX parser's current node block (``While
 parsing node number N [Op -> "out"]`` header and NodeProto dump), the node named by the record
-just before (verbose ``ModelImporter.cpp: X [Op] inputs:`` lines), and the phase (build or
-runtime, from markers such as ``Engine built in`` and ``Starting inference``).
+just before (verbose ``ModelImporter.cpp: X [Op] inputs:`` lines), and the phase (parse, build
+or runtime, from markers such as ``Start parsing network model``, ``Local timing cache in use``,
+``Engine built in`` and ``Starting inference``).
 """
 
 from __future__ import annotations
@@ -36,7 +37,10 @@ _RUNTIME_MARKER = re.compile(
     r"Engine built in|Engine deserialized in|Engine loaded in|Loaded engine size"
     r"|Starting inference|Loading bytes from \S+\.(?:engine|plan|trt)\b"
 )
-_BUILD_MARKER = re.compile(r"(?:Local|Global) timing cache in use")
+_BUILD_MARKER = re.compile(
+    r"(?:Local|Global) timing cache in use|Finish(?:ed)? parsing network model"
+)
+_PARSE_MARKER = re.compile(r"Start parsing network model|Input filename:")
 
 _TACTIC_CONTENT = re.compile(r"Autotuner|[Ss]kipping tactic|computeCosts|getBestTactic")
 _RUNTIME_CONTENT = re.compile(
@@ -61,6 +65,7 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"While parsing node|In function (?:import|parse)\w*:|INVALID_NODE|Invalid Node"
             r"|[Ff]ailed to parse|Parsing model failed|Fail(?:ed)? parsing|Parsing File Failed"
+            r"|Failed to load ONNX"
         ),
     ),
     (
@@ -104,6 +109,22 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("internal-error", re.compile(r"Internal Error|Assertion|[Aa]ssert")),
 )
 NON_FATAL = frozenset({"tactic-out-of-memory", "tactic-failure", "dla-fallback"})
+# Warnings become failure rows only for these categories (a warning that merely mentions a
+# plugin or Myelin is not a finding).
+WARNING_CATEGORIES = frozenset(
+    {
+        "safety-scope",
+        "no-tactic",
+        "no-implementation",
+        "parser-unsupported",
+        "parser-error",
+        "shape",
+        "dla-fallback",
+        "tactic-out-of-memory",
+        "tactic-failure",
+        "out-of-memory",
+    }
+)
 _PHASE_BY_CATEGORY = {
     "no-tactic": "tactic",
     "no-implementation": "tactic",
@@ -253,9 +274,11 @@ def _dump_text(text: str) -> str:
 
 
 def marker_phase(text: str) -> str:
-    """The phase a marker line starts ("runtime", "build") or "" for other lines."""
+    """The phase a marker line starts ("parse", "build", "runtime") or "" for other lines."""
     if _RUNTIME_MARKER.search(text):
         return "runtime"
+    if _PARSE_MARKER.search(text):
+        return "parse"
     return "build" if _BUILD_MARKER.search(text) else ""
 
 
@@ -312,6 +335,8 @@ def examine(record: Record, state: ParseState) -> Facts:
     if category == "tactic-out-of-memory" and phase == "runtime":
         category = "out-of-memory"
     severity = prefix.severity
+    if not severity and parser_error:
+        severity = "error"  # an application printing the ONNX parser's errors, untagged
     code, code_name = _error_code(record, message)
     location, function = _location(message)
     fatal = (
@@ -345,6 +370,8 @@ _PARSER_SOURCE = re.compile(
 def _source(source: str, message: str) -> str:
     if _PARSER_SOURCE.search(message):
         return "onnx-parser"
+    if message.startswith("Error[") and source in ("", "polygraphy"):
+        return "trtexec"  # trtexec's "Error[N]:" on a line whose timestamp was cut off
     return source
 
 
@@ -358,5 +385,5 @@ def is_reported(facts: Facts) -> bool:
         return False
     if facts.severity in ERRORISH:
         return True
-    return facts.severity == "warning" and bool(facts.category)
+    return facts.severity == "warning" and facts.category in WARNING_CATEGORIES
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
@@ -15,6 +16,7 @@ def _cli(args: argparse.Namespace) -> int:
 
     from trtsafe_lab.cli import UsageError
     from trtsafe_lab.logs.analysis import analyze_log
+    from trtsafe_lab.logs.onnx import OnnxModelError
     from trtsafe_lab.logs.source import LogReadError
     from trtsafe_lab.logs.tables import flatten_for_csv, to_records
 
@@ -22,7 +24,7 @@ def _cli(args: argparse.Namespace) -> int:
     for path in args.logs:
         try:
             analysis = analyze_log(path, onnx_model=args.onnx)
-        except LogReadError as err:
+        except (LogReadError, OnnxModelError) as err:
             raise UsageError(str(err)) from err
         frame = analysis.failures.copy()
         if len(args.logs) > 1:
@@ -30,13 +32,18 @@ def _cli(args: argparse.Namespace) -> int:
         frames.append(frame)
     failures = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     out = sys.stdout
-    if args.format == "json":
-        json.dump(to_records(failures), out, indent=2, ensure_ascii=False)
-        out.write("\n")
-    elif args.format == "csv":
-        flatten_for_csv(failures).to_csv(out, index=False)
-    else:
-        _print_table(failures, out)
+    try:
+        if args.format == "json":
+            json.dump(to_records(failures), out, indent=2, ensure_ascii=False)
+            out.write("\n")
+        elif args.format == "csv":
+            flatten_for_csv(failures).to_csv(out, index=False)
+        else:
+            _print_table(failures, out)
+        out.flush()
+    except BrokenPipeError:
+        # The reader (e.g. `| head`) closed the pipe: not an error of ours.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 

@@ -12,6 +12,7 @@ SEVERITY = "severity"  # internal_error, critical, error, warning, info, verbose
 SOURCE = "source"  # who printed it: trtexec, tensorrt, onnx-parser, polygraphy, deepstream, ...
 ERROR_CODE = "error_code"  # TensorRT ErrorCode number (Error Code 10 -> 10), <NA> when none
 ERROR_NAME = "error_name"  # the category TensorRT printed after the code ("Internal Error")
+ERROR_ENUM_NAME = "error_enum"  # nvinfer1::ErrorCode name of error_code (10 -> kUNSUPPORTED_STATE)
 LOCATION = "location"  # TensorRT / parser source location as printed (file::func::line, file:line)
 FUNCTION = "function"  # the function or API named with the location (computeCosts, parseGraph)
 MESSAGE = "message"  # the message without line prefixes; multi-line records joined with "\n"
@@ -35,6 +36,7 @@ EVENT_COLUMNS: tuple[str, ...] = (
     SOURCE,
     ERROR_CODE,
     ERROR_NAME,
+    ERROR_ENUM_NAME,
     LOCATION,
     FUNCTION,
     PHASE,
@@ -50,6 +52,7 @@ FAILURE_COLUMNS: tuple[str, ...] = (
     CATEGORY,
     ERROR_CODE,
     ERROR_NAME,
+    ERROR_ENUM_NAME,
     PHASE,
     LINE,
     SOURCE,
@@ -64,7 +67,7 @@ COUNT = "count"  # number of failure rows in a summary group
 FATAL_COUNT = "fatal_count"  # how many of them are fatal
 SUMMARY_COLUMNS: tuple[str, ...] = (CATEGORY, PHASE, LAYER, COUNT, FATAL_COUNT)
 
-# Names of TensorRT's nvinfer1::ErrorCode values, indexed by number.
+# Names of TensorRT's nvinfer1::ErrorCode values, indexed by number (the N of "Error Code N").
 ERROR_ENUM: tuple[str, ...] = (
     "kSUCCESS",
     "kUNSPECIFIED_ERROR",
@@ -78,3 +81,8 @@ ERROR_ENUM: tuple[str, ...] = (
     "kINVALID_STATE",
     "kUNSUPPORTED_STATE",
 )
+
+
+def error_enum(code: int | None) -> str:
+    """``10`` -> ``"kUNSUPPORTED_STATE"``; "" for no code or one outside 0-10."""
+    return ERROR_ENUM[code] if code is not None and 0 <= code < len(ERROR_ENUM) else ""

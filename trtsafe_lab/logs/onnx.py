@@ -30,6 +30,10 @@ from trtsafe_lab.logs.names import foreign_range, members
 _TYPE_SUFFIX = re.compile(r"\[[A-Za-z]+\]$")
 
 
+class OnnxModelError(ValueError):
+    """The ONNX model given for enrichment cannot be read; the message names the path."""
+
+
 class OnnxIndex:
     """Node lookups over one ONNX graph."""
 
@@ -71,10 +75,18 @@ def load_model(model: Any) -> Any:
     """``model`` as an ``onnx.ModelProto`` (a path is loaded without external weights)."""
     onnx = require("onnx", feature="Adding ONNX op types to a failure table")
     if isinstance(model, str | os.PathLike):
+        path = os.fspath(model)
         try:
-            return onnx.load(os.fspath(model), load_external_data=False)
-        except (OSError, ValueError) as err:
-            raise ValueError(f"cannot load ONNX model '{os.fspath(model)}': {err}") from err
+            return onnx.load(path, load_external_data=False)
+        except Exception as err:  # onnx raises OSError, protobuf DecodeError, ValueError...
+            raise OnnxModelError(
+                f"cannot load ONNX model '{path}': {err}. Pass the .onnx file the log was "
+                "built from (or drop --onnx / onnx_model)."
+            ) from err
+    if not hasattr(model, "graph"):
+        raise OnnxModelError(
+            f"onnx_model must be a path or an onnx.ModelProto, not {type(model).__name__}"
+        )
     return model
 
 

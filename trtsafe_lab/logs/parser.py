@@ -38,8 +38,21 @@ class LogParser:
 
     @property
     def phase(self) -> str:
-        """The phase the log is in after the lines fed so far (build or runtime)."""
+        """The phase the log is in after the records read so far (parse, build, runtime)."""
         return self._state.phase
+
+    def skip_marker(self, phase: str) -> bool:
+        """Apply a phase marker without feeding its record, when that is equivalent.
+
+        For the streaming scan: an INFO/VERBOSE marker record changes only the phase, unless an
+        ONNX NodeProto dump is open (its lines would count as dump lines). Returns False when
+        the record must be fed instead. The open record is closed first either way.
+        """
+        self.break_record()
+        if self._state.in_dump:
+            return False
+        self._state.phase = phase
+        return True
 
     def feed(self, line: str | bytes | bytearray, line_no: int | None = None) -> list[Row]:
         """Add one physical line (numbered ``line_no``, default: the next one)."""
@@ -84,6 +97,7 @@ class LogParser:
                     C.SOURCE: facts.source,
                     C.ERROR_CODE: facts.error_code,
                     C.ERROR_NAME: facts.error_name,
+                    C.ERROR_ENUM_NAME: C.error_enum(facts.error_code),
                     C.LOCATION: facts.location,
                     C.FUNCTION: facts.function,
                     C.PHASE: facts.phase,
@@ -98,6 +112,7 @@ class LogParser:
             C.FATAL: facts.fatal,
             C.ERROR_CODE: facts.error_code,
             C.ERROR_NAME: facts.error_name,
+            C.ERROR_ENUM_NAME: C.error_enum(facts.error_code),
             C.PHASE: facts.phase,
             C.SOURCE: facts.source,
             C.LOCATION: facts.location,

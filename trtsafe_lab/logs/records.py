@@ -88,6 +88,7 @@ class Prefix:
     source: str = ""
     error_number: int | None = None
     tagged: bool = False
+    letter: bool = False  # severity given as a bracketed letter ([E], [W], ...)
 
 
 @dataclass
@@ -121,6 +122,7 @@ def parse_prefix(text: str) -> tuple[Prefix, str]:
             prefix.timestamp = prefix.timestamp or start.group("ts")
         elif start.group("sev"):
             prefix.severity = _SEVERITY_LETTERS[start.group("sev")]
+            prefix.letter = True
         prefix.tagged = prefix.tagged or start.group("quote") is None
         pos = start.end()
         if start.group("quote") is None:
@@ -144,12 +146,15 @@ def parse_prefix(text: str) -> tuple[Prefix, str]:
         elif group("sev"):
             kind = "sev"
             prefix.severity = _SEVERITY_LETTERS[group("sev")]
+            prefix.letter = True
         elif group("ort"):
             kind = "sev"
             prefix.severity = _SEVERITY_LETTERS[group("ort")]
             prefix.source = "onnxruntime"
         elif group("tag"):
             kind = "tag"
+            if token.group().endswith(":") and prefix.severity:
+                prefix.source = "deepstream"  # nvinfer's "ERROR: [TRT]: ..."
             prefix.source = prefix.source or (
                 "torch-tensorrt" if "orch" in group("tag") else "tensorrt"
             )
@@ -179,7 +184,8 @@ def parse_prefix(text: str) -> tuple[Prefix, str]:
                 prefix.error_number = int(number.group(1))
                 pos = number.end()
                 saw_number = True
-    if prefix.tagged and not prefix.source:
+    if prefix.letter and not prefix.source:
+        # trtexec prints "[date] [E] ..."; Polygraphy "[E] ..." without a timestamp.
         prefix.source = "trtexec" if prefix.timestamp else "polygraphy"
     return prefix, text[pos:]
 

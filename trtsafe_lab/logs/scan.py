@@ -20,7 +20,7 @@ import numpy as np
 
 from trtsafe_lab.logs.classify import marker_phase
 from trtsafe_lab.logs.parser import LogParser
-from trtsafe_lab.logs.records import MAX_CONTINUATION, is_record_start
+from trtsafe_lab.logs.records import MAX_CONTINUATION, is_record_start, parse_prefix, split_line
 from trtsafe_lab.logs.source import MAX_LINE_BYTES, LogReadError, open_log
 from trtsafe_lab.logs.triggers import TRIGGER_GROUPS, has_error_trigger
 
@@ -34,11 +34,15 @@ def trigger_offsets(data: bytes | bytearray, end: int | None = None) -> list[int
     """Offsets in ``data[:end]`` of lines holding a trigger (each such line at least once)."""
     size = len(data) if end is None else end
     found: list[int] = []
-    budget = max(64, size >> 11)  # candidates checked one by one before a regex pass is cheaper
-    sample = min(size, 1 << 16)
+    budget = max(64, size >> 10)  # candidates checked one by one before a regex pass is cheaper
+    # Estimate each byte's frequency from 8 spread samples before choosing loop or regex pass.
+    piece = min(size, 1 << 13)
+    starts = sorted({(size - piece) * k // 7 for k in range(8)})
+    scale = size / max(piece * len(starts), 1)
     find = data.find
     for first, pattern in _GROUPS:
-        if data.count(first, 0, sample) * (size / max(sample, 1)) > budget:
+        estimate = sum(data.count(first, start, start + piece) for start in starts) * scale
+        if estimate > budget:
             found.extend(hit.start() for hit in pattern.finditer(data, 0, size))
             continue
         match = pattern.match
@@ -159,11 +163,20 @@ class _Window:
             start = self.line_start(offset)
             text = self._text(start)
             if not has_error_trigger(text):
-                # A phase marker only: skip it when it would not change the phase, else feed
-                # its record (no earlier context is needed for a marker).
+                # A phase marker only. The parser's open record is complete (windows end where
+                # a record starts): close it, then skip the marker when it does not change the
+                # phase, apply it directly when its record is an INFO/VERBOSE line that cannot
+                # yield rows, else feed its record (no earlier context is needed for a marker).
                 decoded = text.decode("utf-8", "replace")
+                parts = split_line(decoded)
+                prefix, _ = parse_prefix(parts[0])
                 if is_record_start(decoded):
-                    if marker_phase(decoded) in ("", self.parser.phase):
+                    self.parser.break_record()
+                    phase = marker_phase(decoded)
+                    quiet = len(parts) == 1 and prefix.severity in ("info", "verbose")
+                    if phase in ("", self.parser.phase) or (
+                        quiet and self.parser.skip_marker(phase)
+                    ):
                         limit = start + len(text)
                         continue
                     end, still_open = self.forward_to_next_head(start)

@@ -5,7 +5,8 @@
     severity (internal_error, critical, error, warning, info, verbose, "" untagged), source
     (trtexec, tensorrt, onnx-parser, polygraphy, deepstream-style tensorrt, tf-trt, trtorch,
     python-logging, onnxruntime, app, ""), error_code (TensorRT ErrorCode number, <NA>),
-    error_name ("Internal Error", "OutOfMemory", ...), location / function (source position and
+    error_name ("Internal Error", "OutOfMemory", ...), error_enum (nvinfer1::ErrorCode name of
+    the number, kUNSUPPORTED_STATE for 10), location / function (source position and
     function or API as printed), phase (parse, build, tactic, runtime), message (prefixes
     stripped, lines joined with "\\n"), names (tuple of the layer names the record blames).
 
@@ -13,6 +14,7 @@
 or a known kind of warning, gives one row with an empty layer):
     layer (exactly as printed), members (tuple: names inside a fused layer / ForeignNode range),
     severity, fatal (bool: stops the parse, build or run), category, error_code, error_name,
+    error_enum,
     phase, line (where the finding is printed), source, location, function, message.
 
 ``summary`` — failure rows counted by category, phase and layer: count, fatal_count.

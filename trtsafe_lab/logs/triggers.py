@@ -20,8 +20,9 @@ _W_ERROR = rb"W(?:\]|ARN|arn|hile parsing node|\d{4} \d|:onnxruntime| (?:tensorf
 _I_ERROR = rb"I(?:n node -?\d|NVALID_NODE|nvalid Node)"
 _I_MARKER = (
     rb"I(?:\]|NFO:?) (?:\[T\w*\]:? )?"
-    rb"(?:Starting inference|Loaded engine|Loading bytes from"
-    rb"|Local timing cache|Global timing cache)"
+    rb"(?:Starting inference|Loaded engine|Loading bytes from|Local timing cache"
+    rb"|Global timing cache|Start parsing network model|Finish(?:ed)? parsing network model"
+    rb"|Input filename:)"
 )
 _F_ERROR = rb"F\]"
 _BANG_ERROR = rb"!\]"
