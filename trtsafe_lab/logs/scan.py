@@ -22,44 +22,64 @@ from trtsafe_lab.logs.classify import marker_phase
 from trtsafe_lab.logs.parser import LogParser
 from trtsafe_lab.logs.records import MAX_CONTINUATION, is_record_start, parse_prefix, split_line
 from trtsafe_lab.logs.source import MAX_LINE_BYTES, LogReadError, open_log
-from trtsafe_lab.logs.triggers import TRIGGER_GROUPS, has_error_trigger
+from trtsafe_lab.logs.triggers import (
+    PREFIXES2,
+    PREFIXES3,
+    TRIGGER_GROUPS,
+    has_error_trigger,
+)
 
 CHUNK_BYTES = 4 << 20
 CONTEXT_LINES = 2 * MAX_CONTINUATION + 2  # lines kept from one chunk for the next one's windows
 
-_GROUPS = tuple((first, re.compile(pattern)) for first, pattern in TRIGGER_GROUPS)
+_PATTERNS = {first[0]: re.compile(pattern) for first, pattern in TRIGGER_GROUPS}
+_FIRST_BYTES = tuple(_PATTERNS)
+# 0: no trigger starts with these two bytes; 1: a trigger may; 2: look at the third byte too.
+_LUT2 = np.zeros(1 << 16, dtype=np.uint8)
+for _prefix in PREFIXES3:
+    _LUT2[_prefix[0] << 8 | _prefix[1]] = 2
+for _prefix in PREFIXES2:
+    _LUT2[_prefix[0] << 8 | _prefix[1]] = 1
+_SET3 = np.array(sorted(p[0] << 16 | p[1] << 8 | p[2] for p in PREFIXES3), dtype=np.uint32)
+
+
+def _candidates(data: bytes | bytearray, size: int) -> list[int]:
+    """Positions in ``data[:size]`` whose first two or three bytes can start a trigger."""
+    body = size - 2  # positions with two bytes after them; the last two are checked apart
+    found: list[int] = []
+    if body > 0:
+        window = np.frombuffer(data, dtype=np.uint8, count=size)
+        head = window[:body]
+        mask = head == _FIRST_BYTES[0]
+        scratch = np.empty_like(mask)
+        for first in _FIRST_BYTES[1:]:
+            np.equal(head, first, out=scratch)
+            mask |= scratch
+        index = np.flatnonzero(mask)
+        pairs = window[index].astype(np.uint32) << 8 | window[index + 1]
+        flags = _LUT2[pairs]
+        keep = flags == 1
+        third = np.flatnonzero(flags == 2)
+        if third.size:
+            triples = pairs[third] << 8 | window[index[third] + 2]
+            keep[third] = np.isin(triples, _SET3)
+        found = index[keep].tolist()
+    found.extend(pos for pos in range(max(body, 0), size) if data[pos] in _PATTERNS)
+    return found
 
 
 def trigger_offsets(data: bytes | bytearray, end: int | None = None) -> list[int]:
-    """Offsets in ``data[:end]`` of lines holding a trigger (each such line at least once)."""
+    """Offsets in ``data[:end]`` of lines holding a trigger (one per line, in order)."""
     size = len(data) if end is None else end
     found: list[int] = []
-    budget = max(64, size >> 10)  # candidates checked one by one before a regex pass is cheaper
-    # Estimate each byte's frequency from 8 spread samples before choosing loop or regex pass.
-    piece = min(size, 1 << 13)
-    starts = sorted({(size - piece) * k // 7 for k in range(8)})
-    scale = size / max(piece * len(starts), 1)
-    find = data.find
-    for first, pattern in _GROUPS:
-        estimate = sum(data.count(first, start, start + piece) for start in starts) * scale
-        if estimate > budget:
-            found.extend(hit.start() for hit in pattern.finditer(data, 0, size))
+    line_end = -1
+    for pos in _candidates(data, size):
+        if pos < line_end:
             continue
-        match = pattern.match
-        pos = find(first, 0, size)
-        checked = 0
-        while pos != -1:
-            if match(data, pos, size):
-                found.append(pos)
-                pos = find(b"\n", pos, size)
-                if pos == -1:
-                    break
-            checked += 1
-            if checked > budget:
-                found.extend(hit.start() for hit in pattern.finditer(data, pos + 1, size))
-                break
-            pos = find(first, pos + 1, size)
-    found.sort()
+        if _PATTERNS[data[pos]].match(data, pos, size):
+            found.append(pos)
+            newline = data.find(b"\n", pos, size)
+            line_end = newline if newline != -1 else size
     return found
 
 
