@@ -43,18 +43,33 @@ for _prefix in PREFIXES2:
 _SET3 = np.array(sorted(p[0] << 16 | p[1] << 8 | p[2] for p in PREFIXES3), dtype=np.uint32)
 
 
-def _candidates(data: bytes | bytearray, size: int) -> list[int]:
+class _Scratch:
+    """Boolean work arrays reused from chunk to chunk (fresh 4 MB arrays per chunk would cost
+    page faults that take longer than the comparisons themselves)."""
+
+    def __init__(self) -> None:
+        self.mask = np.empty(0, dtype=bool)
+        self.other = np.empty(0, dtype=bool)
+
+    def arrays(self, size: int) -> tuple[np.ndarray, np.ndarray]:
+        if self.mask.size < size:
+            self.mask = np.empty(size, dtype=bool)
+            self.other = np.empty(size, dtype=bool)
+        return self.mask[:size], self.other[:size]
+
+
+def _candidates(data: bytes | bytearray, size: int, scratch: _Scratch | None = None) -> list[int]:
     """Positions in ``data[:size]`` whose first two or three bytes can start a trigger."""
     body = size - 2  # positions with two bytes after them; the last two are checked apart
     found: list[int] = []
     if body > 0:
         window = np.frombuffer(data, dtype=np.uint8, count=size)
         head = window[:body]
-        mask = head == _FIRST_BYTES[0]
-        scratch = np.empty_like(mask)
+        mask, other = (scratch or _Scratch()).arrays(body)
+        np.equal(head, _FIRST_BYTES[0], out=mask)
         for first in _FIRST_BYTES[1:]:
-            np.equal(head, first, out=scratch)
-            mask |= scratch
+            np.equal(head, first, out=other)
+            mask |= other
         index = np.flatnonzero(mask)
         pairs = window[index].astype(np.uint32) << 8 | window[index + 1]
         flags = _LUT2[pairs]
@@ -64,16 +79,19 @@ def _candidates(data: bytes | bytearray, size: int) -> list[int]:
             triples = pairs[third] << 8 | window[index[third] + 2]
             keep[third] = np.isin(triples, _SET3)
         found = index[keep].tolist()
+        del window, head
     found.extend(pos for pos in range(max(body, 0), size) if data[pos] in _PATTERNS)
     return found
 
 
-def trigger_offsets(data: bytes | bytearray, end: int | None = None) -> list[int]:
+def trigger_offsets(
+    data: bytes | bytearray, end: int | None = None, scratch: _Scratch | None = None
+) -> list[int]:
     """Offsets in ``data[:end]`` of lines holding a trigger (one per line, in order)."""
     size = len(data) if end is None else end
     found: list[int] = []
     line_end = -1
-    for pos in _candidates(data, size):
+    for pos in _candidates(data, size, scratch):
         if pos < line_end:
             continue
         if _PATTERNS[data[pos]].match(data, pos, size):
@@ -95,9 +113,16 @@ class _Window:
     """Feeds windows of one chunk of complete lines to the parser."""
 
     def __init__(
-        self, parser: LogParser, data: bytes | bytearray, end: int, first_line: int, fed: int
+        self,
+        parser: LogParser,
+        data: bytes | bytearray,
+        end: int,
+        first_line: int,
+        fed: int,
+        scratch: _Scratch,
     ) -> None:
         self.parser = parser
+        self.scratch = scratch
         self.data = data
         self.size = end  # data[:end] holds complete lines; the rest waits for the next chunk
         self.first_line = first_line
@@ -177,7 +202,7 @@ class _Window:
                 return True
             limit = end
         still_open = False
-        for offset in trigger_offsets(data, self.size):
+        for offset in trigger_offsets(data, self.size, self.scratch):
             if offset < limit:
                 continue
             start = self.line_start(offset)
@@ -232,6 +257,7 @@ def scan_failures(path: str | os.PathLike[str], *, chunk_bytes: int = CHUNK_BYTE
     cutting = False  # inside a line longer than MAX_LINE_BYTES: drop bytes until its newline
     fed = 0
     extending = False
+    scratch = _Scratch()
     with handle:
         while True:
             if len(buf) < filled + chunk_bytes:
@@ -255,7 +281,7 @@ def scan_failures(path: str | os.PathLike[str], *, chunk_bytes: int = CHUNK_BYTE
                 if filled - context_end > MAX_LINE_BYTES:
                     filled, cutting = context_end + MAX_LINE_BYTES, True
                 continue
-            window = _Window(parser, buf, end, first_line, fed)
+            window = _Window(parser, buf, end, first_line, fed, scratch)
             extending = window.run(extending, context_end)
             fed = window.fed
             if eof:
