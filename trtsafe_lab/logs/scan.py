@@ -1,8 +1,10 @@
 """Streaming failure scan of a log file: memory bounded, skips what cannot matter.
 
-The file is read in chunks of :data:`CHUNK_BYTES`. In each chunk the trigger bytes of
-:mod:`trtsafe_lab.logs.triggers` are located with ``bytes.find`` (``memchr``); only *windows*
-around the lines that hold a trigger are decoded and fed to :class:`LogParser`: the whole record
+The file is read in chunks of :data:`CHUNK_BYTES` into one reused buffer. In each chunk the
+positions where a trigger of :mod:`trtsafe_lab.logs.triggers` can start are found with a few
+vectorised numpy operations (first byte, then the first two or three bytes against the known
+trigger prefixes), the survivors are checked with the triggers' regular expressions, and only
+*windows* around the lines that hold a trigger are decoded and fed to :class:`LogParser`: the whole record
 holding the trigger, the record before it (context such as the verbose ``ModelImporter ... inputs:``
 line naming the node an ONNX parser error is about) and the record's continuation lines. A record
 yields failure rows only when it holds a trigger (in the full parse too), so the skipped lines
