@@ -100,3 +100,25 @@ def test_text_and_bytes_sources_agree(corpus_dir: Path) -> None:
     from_bytes = analyze_log(log.read_bytes()).failures
     from_text = analyze_log(log.read_text(errors="replace"), text=True).failures
     assert from_path.equals(from_bytes) and from_path.equals(from_text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(log_bytes)
+def test_numpy_prefilter_keeps_every_trigger(data: bytes) -> None:
+    """The vectorised 2/3-byte prefilter must never drop a position a trigger matches at."""
+    import re
+
+    from trtsafe_lab.logs.scan import _candidates, trigger_offsets
+    from trtsafe_lab.logs.triggers import TRIGGER_GROUPS
+
+    candidates = set(_candidates(data, len(data)))
+    for _, pattern in TRIGGER_GROUPS:
+        for hit in re.finditer(pattern, data):
+            assert hit.start() in candidates
+    lines_with_triggers = {
+        data.rfind(b"\n", 0, hit.start())
+        for _, pattern in TRIGGER_GROUPS
+        for hit in re.finditer(pattern, data)
+    }
+    found = {data.rfind(b"\n", 0, pos) for pos in trigger_offsets(data)}
+    assert found == lines_with_triggers

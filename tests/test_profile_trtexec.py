@@ -7,6 +7,7 @@ found, run directory, loaders), not that a real trtexec accepts these flags.
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 from pathlib import Path
@@ -75,9 +76,14 @@ def test_run_directory_from_the_double(corpus_dir: Path, tmp_path: Path) -> None
     assert [p.name for p in out.iterdir()] == ["resnet-fp16"]
 
 
-def test_failed_trtexec_leaves_no_run(tmp_path: Path) -> None:
+def test_failed_trtexec_leaves_only_a_partial_run_with_its_log(tmp_path: Path) -> None:
     false = shutil.which("false")
     assert false
     with pytest.raises(RuntimeError, match="ended with 1"):
         run_trtexec(Path("/m.engine"), tmp_path, "r", version=V1016, executable=false)
-    assert list(tmp_path.iterdir()) == []
+    # Nothing that looks finished, but the log and the reason are kept.
+    assert [p.name for p in tmp_path.iterdir()] == [".r.partial"]
+    partial = tmp_path / ".r.partial"
+    assert (partial / "trtexec.log").is_file()
+    note = json.loads((partial / "INCOMPLETE.json").read_text())
+    assert note["status"] == "RuntimeError" and "ended with 1" in note["detail"]

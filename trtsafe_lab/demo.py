@@ -14,20 +14,26 @@ from pathlib import Path
 
 # Modules with a ``run_demo`` step, in the order they run.
 DEMO_STEPS: tuple[str, ...] = (
+    "trtsafe_lab.logs.failures_demo",
     "trtsafe_lab.trtexec.builds_demo",
     "trtsafe_lab.profile.profile_demo",
     "trtsafe_lab.runtime.lifecycle_demo",
     "trtsafe_lab.migrate.demo",
-    "trtsafe_lab.logs.failures_demo",
     "trtsafe_lab.report_demo",
 )
 
 
+def job_folder(module_name: str) -> str:
+    """The output sub-folder of a step: its job package (``trtsafe_lab.logs.x`` -> ``logs``)."""
+    parts = module_name.split(".")
+    return parts[1] if len(parts) > 2 else parts[-1]
+
+
 def run_demo(out_dir: Path, steps: tuple[str, ...] = DEMO_STEPS) -> list[Path]:
-    """Run every demo step into its own sub-folder of ``out_dir``; return all files written."""
+    """Run every demo step into its job's sub-folder of ``out_dir``; return all files written."""
     written: list[Path] = []
     for module_name in steps:
-        step_dir = out_dir / module_name.rsplit(".", 1)[-1]
+        step_dir = out_dir / job_folder(module_name)
         step_dir.mkdir(parents=True, exist_ok=True)
         started = time.perf_counter()
         files = importlib.import_module(module_name).run_demo(step_dir)

@@ -23,6 +23,8 @@ import json
 import os
 import secrets
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -69,6 +71,51 @@ class RunDirError(RuntimeError):
     """A run directory could not be written or read; the message says where and what to do."""
 
 
+def partial_path(parent: Path, name: str) -> Path:
+    """Where run ``name`` is written until it is complete: ``<parent>/.<name>.partial``."""
+    return Path(parent) / f".{name}{PARTIAL_SUFFIX}"
+
+
+def mark_incomplete(path: Path, status: str, detail: str, started_utc: str = "") -> str | None:
+    """Write ``INCOMPLETE.json`` into a partial run; return a problem writing it, or None."""
+    try:
+        write_json_file(path / INCOMPLETE_NAME, {"status": status, "detail": detail,
+                                                 "started_utc": started_utc,
+                                                 "abandoned_utc": utc_now()})
+    except OSError as err:
+        return f"could not write {INCOMPLETE_NAME} ({err})"
+    return None
+
+
+@contextmanager
+def staged_run_dir(parent: Path, name: str) -> Iterator[Path]:
+    """Yield ``<parent>/.<name>.partial`` to write a run into; rename it to ``<parent>/<name>``
+    when the block completes.
+
+    If the block raises (or is interrupted), the folder keeps its ``.partial`` name, gets an
+    ``INCOMPLETE.json`` naming the error, and nothing written so far is deleted. An existing
+    finished run of that name is never overwritten.
+    """
+    if not name or "/" in name or name.startswith("."):
+        raise ValueError(f"run name {name!r} must be a plain folder name")
+    final = Path(parent) / name
+    if final.exists():
+        raise FileExistsError(f"run directory {final} already exists; choose another name or "
+                              "remove it")
+    staging = partial_path(parent, name)
+    if staging.exists():
+        raise FileExistsError(f"{staging} holds an earlier incomplete run of that name; "
+                              "inspect or remove it first")
+    staging.mkdir(parents=True)
+    started = utc_now()
+    try:
+        yield staging
+    except BaseException as err:
+        mark_incomplete(staging, type(err).__name__, str(err), started)
+        raise
+    os.rename(staging, final)
+
+
 class RunWriter:
     """Writes one run under a temporary name; :meth:`finish` makes it final, :meth:`abandon`
     leaves it visibly incomplete. Every write goes through :meth:`_open_log`/:func:`write_json_file`
@@ -80,7 +127,7 @@ class RunWriter:
         self.name = f"{stamp}-{safe_label}-{secrets.token_hex(3)}"
         self.runs_dir = Path(runs_dir)
         self.final_path = self.runs_dir / self.name
-        self.path = self.runs_dir / f".{self.name}{PARTIAL_SUFFIX}"
+        self.path = partial_path(self.runs_dir, self.name)
         self.path.mkdir(parents=True)
         (self.path / "artifacts").mkdir()
         self.started_utc = utc_now()
@@ -140,13 +187,7 @@ class RunWriter:
             self.close_log()
         except OSError as err:
             return f"closing the log failed too ({err})"
-        try:
-            self.write_json(INCOMPLETE_NAME, {"status": status, "detail": detail,
-                                              "started_utc": self.started_utc,
-                                              "abandoned_utc": utc_now()})
-        except OSError as err:
-            return f"could not write {INCOMPLETE_NAME} ({err})"
-        return None
+        return mark_incomplete(self.path, status, detail, self.started_utc)
 
 
 @dataclass(frozen=True)

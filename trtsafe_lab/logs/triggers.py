@@ -2,40 +2,75 @@
 
 A record yields failure rows, or changes the parser's state, only when one of its lines matches
 a trigger (both in the full parse and in the streaming scan), so the scan may skip every line
-between matches without changing the result. Each group starts with one byte that is rare in
-verbose logs; the scan finds that byte with ``bytes.find`` (``memchr``) and checks the rest with
-the group's regular expression, switching to a regex pass when the byte turns out to be common.
+between matches without changing the result.
+
+Each trigger is a first byte that is rare-ish in verbose logs (``E``, ``W``, ``I``, ``F``,
+``!``) followed by one of a few *tails*; every tail starts with a literal (its *head*), so the
+first two or three bytes of any match are known in advance (:data:`PREFIXES2`,
+:data:`PREFIXES3`). The scan uses that to reject almost every candidate position with a few
+vectorised numpy operations before running a regular expression on what is left.
 
 Two kinds of trigger: *error* triggers (severity tags and words, ONNX-parser lines) and *phase
-markers* (INFO lines that start the build or the runtime phase).
+markers* (INFO lines that start the parse, build or runtime phase).
 """
 
 from __future__ import annotations
 
 import re
 
-_E_ERROR = rb"E(?:\]|RROR|rror|\d{4} \d|:onnxruntime| (?:tensorflow|third_party)/)"
-_E_MARKER = rb"Engine (?:built|deserialized|loaded) in"
-_W_ERROR = rb"W(?:\]|ARN|arn|hile parsing node|\d{4} \d|:onnxruntime| (?:tensorflow|third_party)/)"
-_I_ERROR = rb"I(?:n node -?\d|NVALID_NODE|nvalid Node)"
-_I_MARKER = (
-    rb"I(?:\]|NFO:?) (?:\[T\w*\]:? )?"
-    rb"(?:Starting inference|Loaded engine|Loading bytes from|Local timing cache"
+_DIGITS = b"0123456789"
+_MARKERS = (
+    rb"(?:\[T\w*\]:? )?(?:Starting inference|Loaded engine|Loading bytes from|Local timing cache"
     rb"|Global timing cache|Start parsing network model|Finish(?:ed)? parsing network model"
     rb"|Input filename:)"
 )
-_F_ERROR = rb"F\]"
-_BANG_ERROR = rb"!\]"
+_TF = ((b" tensorflow/", b""), (b" third_party/", b""), (b":onnxruntime", b""))
+_ABSL = tuple((bytes([digit]), rb"\d{3} \d") for digit in _DIGITS)  # E0510 12:34:56.789 ...
 
-# (first byte, pattern that starts with it)
-TRIGGER_GROUPS: tuple[tuple[bytes, bytes], ...] = (
-    (b"E", _E_ERROR + b"|" + _E_MARKER),
-    (b"W", _W_ERROR),
-    (b"I", _I_ERROR + b"|" + _I_MARKER),
-    (b"F", _F_ERROR),
-    (b"!", _BANG_ERROR),
+# first byte -> error tails, marker tails; a tail is (literal head, regex for the rest).
+_TAILS: dict[bytes, tuple[tuple[tuple[bytes, bytes], ...], tuple[tuple[bytes, bytes], ...]]] = {
+    b"E": (
+        ((b"]", b""), (b"RROR", b""), (b"rror", b""), *_TF, *_ABSL),
+        ((b"ngine ", rb"(?:built|deserialized|loaded) in"),),
+    ),
+    b"W": (
+        ((b"]", b""), (b"ARN", b""), (b"arn", b""), (b"hile parsing node", b""), *_TF, *_ABSL),
+        (),
+    ),
+    b"I": (
+        ((b"n node ", rb"-?\d"), (b"NVALID_NODE", b""), (b"nvalid Node", b"")),
+        ((b"] ", _MARKERS), (b"NFO ", _MARKERS), (b"NFO: ", _MARKERS)),
+    ),
+    b"F": (((b"]", b""),), ()),  # trtexec's [F]: kINTERNAL_ERROR
+    b"!": (((b"]", b""),), ()),  # Polygraphy's [!]: CRITICAL
+}
+
+
+def _pattern(first: bytes, tails: tuple[tuple[bytes, bytes], ...]) -> bytes:
+    return re.escape(first) + b"(?:" + b"|".join(re.escape(h) + rest for h, rest in tails) + b")"
+
+
+# (first byte, pattern starting with it) for every group, error and marker tails together.
+TRIGGER_GROUPS: tuple[tuple[bytes, bytes], ...] = tuple(
+    (first, _pattern(first, errors + markers)) for first, (errors, markers) in _TAILS.items()
 )
-_ERROR_BYTES = re.compile(b"|".join((_E_ERROR, _W_ERROR, _I_ERROR, _F_ERROR, _BANG_ERROR)))
+# Two-byte prefixes that already decide a candidate (a tail whose head is one byte), and
+# three-byte prefixes for the others: every match of TRIGGER_GROUPS starts with one of them.
+PREFIXES2: frozenset[bytes] = frozenset(
+    first + head
+    for first, (errors, markers) in _TAILS.items()
+    for head, _ in errors + markers
+    if len(head) == 1
+)
+PREFIXES3: frozenset[bytes] = frozenset(
+    first + head[:2]
+    for first, (errors, markers) in _TAILS.items()
+    for head, _ in errors + markers
+    if len(head) >= 2
+)
+_ERROR_BYTES = re.compile(
+    b"|".join(_pattern(first, errors) for first, (errors, _) in _TAILS.items() if errors)
+)
 _TRIGGER_TEXT = re.compile("|".join(p.decode() for _, p in TRIGGER_GROUPS))
 
 

@@ -16,12 +16,13 @@ TensorRT 10+) are kept with ``in_graph`` False.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+
+from trtsafe_lab.profile.loaders import read_json
 
 PROFILE_COLUMNS = ("layer_name", "total_ms", "average_ms", "median_ms", "percentage", "count")
 GRAPH_COLUMNS = ("layer_index", "layer_name", "layer_type", "stream_id", "onnx_layers", "is_sync",
@@ -30,16 +31,9 @@ SYNC_TYPES = ("signal", "wait", "signal_and_wait")
 _ONNX = re.compile(r"\[ONNX Layer: (.*?)\](?=\x1e|$)", re.S)
 
 
-def _read(path: Path) -> Any:
-    try:
-        return json.loads(Path(path).read_text())
-    except json.JSONDecodeError as err:
-        raise ValueError(f"{path}: not valid JSON ({err})") from err
-
-
 def load_profile(path: Path) -> pd.DataFrame:
     """A ``--exportProfile`` file (first element ``{"count": N}``, then one object per layer)."""
-    data = _read(path)
+    data = read_json(path)
     if not isinstance(data, list) or not data or "count" not in data[0]:
         raise ValueError(f"{path}: expected trtexec --exportProfile JSON: a list starting with "
                          '{"count": N}')
@@ -62,7 +56,7 @@ def _is_sync(layer_type: str) -> bool:
 
 def load_graph(path: Path) -> pd.DataFrame:
     """A ``--exportLayerInfo`` file in any of the 8.x / 10.x / 11.x schemas."""
-    data = _read(path)
+    data = read_json(path)
     if not isinstance(data, dict) or "Layers" not in data:
         raise ValueError(f"{path}: expected trtexec --exportLayerInfo JSON with a 'Layers' list")
     schema = "11.x" if "I/O Tensors" in data else (
@@ -91,7 +85,7 @@ def load_graph(path: Path) -> pd.DataFrame:
 
 def io_tensors(path: Path) -> list[str]:
     """Engine input/output tensor names (8.x/10.x ``Bindings``, 11.x ``I/O Tensors``)."""
-    data = _read(path)
+    data = read_json(path)
     tensors = data.get("I/O Tensors", data.get("Bindings", []))
     return [t.get("Name", "") if isinstance(t, dict) else str(t) for t in tensors]
 

@@ -37,7 +37,8 @@ class ExportError(ValueError):
     """A recorded file is not what its name says; the message names the file and the problem."""
 
 
-def _read_json(path: Path) -> Any:
+def read_json(path: Path) -> Any:
+    """Parse a recorded JSON file; :class:`ExportError` (a ValueError) names it when invalid."""
     try:
         return json.loads(Path(path).read_text())
     except json.JSONDecodeError as err:
@@ -46,7 +47,7 @@ def _read_json(path: Path) -> Any:
 
 def load_times(path: Path) -> pd.DataFrame:
     """Per-iteration records of a ``*.timing.json`` (columns: :data:`TIME_COLUMNS`)."""
-    data = _read_json(path)
+    data = read_json(path)
     if not isinstance(data, list) or not data or not isinstance(data[0], dict):
         raise ExportError(f"{path}: expected a non-empty list of per-iteration objects "
                           "(trtexec --exportTimes)")
@@ -82,7 +83,7 @@ def load_run(path: Path) -> Run:
     manifest = read_manifest(path)
     if manifest is not None:
         kernels_path = path / KERNELS
-        kernels = _read_json(kernels_path) if kernels_path.is_file() else None
+        kernels = read_json(kernels_path) if kernels_path.is_file() else None
         files = {"timing": path / TIMING}
         for kind, fname in (("graph", GRAPH), ("profile", "run.profile.json")):
             if (path / fname).is_file():

@@ -4,7 +4,8 @@ A run directory holds ``manifest.json`` (what was run, how it was timed, on whic
 with sizes and SHA-256) and ``run.timing.json`` (per-iteration records in trtexec's
 ``--exportTimes`` schema), optionally ``run.graph.json`` (layer info in the ``--exportLayerInfo``
 schema) and ``kernels.json`` (a CUPTI kernel trace). It is written under
-a temporary name and renamed when complete, so a crash never leaves something that looks finished.
+``.<name>.partial`` and renamed when complete (:func:`trtsafe_lab.rundir.staged_run_dir`), so a
+crash never leaves something that looks finished and never deletes what was written.
 """
 
 from __future__ import annotations
@@ -12,10 +13,10 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import os
-import shutil
 from pathlib import Path
 from typing import Any
+
+from trtsafe_lab.rundir import staged_run_dir
 
 MANIFEST = "manifest.json"
 TIMING = "run.timing.json"
@@ -32,34 +33,20 @@ def write_run_dir(
 
     ``extra`` maps more file names to JSON payloads (e.g. ``run.graph.json``: layer info).
     """
-    if not name or "/" in name or name.startswith("."):
-        raise ValueError(f"run name {name!r} must be a plain folder name")
-    final = Path(parent) / name
-    if final.exists():
-        raise FileExistsError(f"run directory {final} already exists; choose another name or "
-                              "remove it")
-    tmp = Path(parent) / f".{name}.tmp-{os.getpid()}"
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    tmp.mkdir(parents=True)
-    try:
+    with staged_run_dir(Path(parent), name) as staging:
         files: dict[str, Any] = {TIMING: records, **(extra or {})}
         if kernels is not None:
             files[KERNELS] = kernels
         listing = {}
         for fname, payload in files.items():
             data = json.dumps(payload, separators=(",", ":")).encode()
-            (tmp / fname).write_bytes(data)
+            (staging / fname).write_bytes(data)
             listing[fname] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
         manifest = {"schema": SCHEMA, "name": name,
                     "created_utc": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
                     **info, "files": listing}
-        (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1))
-        tmp.rename(final)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return final
+        (staging / MANIFEST).write_text(json.dumps(manifest, indent=1))
+    return Path(parent) / name
 
 
 def read_manifest(run_dir: Path) -> dict[str, Any] | None:

@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
-import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
 from trtsafe_lab.profile.rundir import MANIFEST, SCHEMA
 from trtsafe_lab.profile.summary import parse_summary
+from trtsafe_lab.rundir import staged_run_dir
 from trtsafe_lab.trtexec.options import TrtexecCommand, parse_flags
 from trtsafe_lab.trtexec.rules import enforce
 from trtsafe_lab.trtexec.runner import run_process
@@ -67,12 +66,7 @@ def run_trtexec(
     if version is None:
         version = detect_version(executable)
     final = out_dir / name
-    if final.exists():
-        raise FileExistsError(f"run directory {final} already exists")
-    tmp = out_dir / f".{name}.tmp-{os.getpid()}"
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    try:
+    with staged_run_dir(out_dir, name) as tmp:
         command = trtexec_command(engine, version=version, executable=executable, safe=safe,
                                   companion_so=companion_so, use_graph=use_graph,
                                   export_prefix=tmp / "run", extra=extra)
@@ -87,7 +81,8 @@ def run_trtexec(
             tail = "\n".join(lines[-15:])
             raise RuntimeError(f"{argv[0]} ended with {result.returncode} ({result.status}) and "
                                f"{'wrote' if (tmp / 'run.timing.json').is_file() else 'wrote no'}"
-                               f" timing export; last lines of its log:\n{tail}")
+                               f" timing export; its full log is kept in {tmp}; last lines:\n"
+                               f"{tail}")
         try:
             summary = parse_summary(log)
             perf = {"table": summary.table.to_dict("records"), **summary.scalars,
@@ -103,8 +98,4 @@ def run_trtexec(
                     "created_utc": dt.datetime.now(dt.timezone.utc).isoformat(
                         timespec="seconds")}
         (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1))
-        tmp.rename(final)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return final
