@@ -55,7 +55,9 @@ def _print_table(failures: Any, out: Any) -> None:
     shown += [C.LINE, C.SEVERITY, C.FATAL, C.PHASE, C.CATEGORY, C.ERROR_CODE, C.LAYER]
     table = failures[shown].copy()
     table[C.LAYER] = table[C.LAYER].map(lambda s: s if len(s) <= 80 else s[:77] + "...")
-    text = table.to_string(index=False, na_rep="")
+    # Nullable integer columns print <NA> whatever na_rep says: blank them as objects instead.
+    table = table.astype(object).where(table.notna(), "")
+    text = table.to_string(index=False)
     out.write(text + "\n")
     fatal = int(failures[C.FATAL].sum())
     named = failures.loc[failures[C.LAYER] != "", C.LAYER].nunique()
