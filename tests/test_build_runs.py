@@ -361,3 +361,18 @@ def test_panel_shows_failures_live(workdir: Path, replay: Callable[..., None]) -
     assert panel.result is not None and panel.result.process.returncode == 1
     assert "failures so far: 7" in panel.failures.value
     assert "[failed]" in panel.phase.value
+
+
+def test_panel_shows_the_last_lines_before_a_quiet_spell(workdir: Path) -> None:
+    """A throttled line is drawn when the refresh window ends, not only at the next line."""
+    pytest.importorskip("ipywidgets")
+    from trtsafe_lab.trtexec.panel import BuildPanel
+
+    panel = BuildPanel(TrtexecBuild(safe_command(), workdir / "runs"), refresh_s=0.05)
+    panel._on_line("first")
+    panel._on_line("last before a long tactic search")
+    assert panel.log.value == "first"  # inside the window: not drawn yet
+    done = threading.Event()
+    panel.log.observe(lambda _change: done.set(), names="value")
+    assert done.wait(timeout=10), "the throttled line was never drawn"
+    assert panel.log.value.endswith("last before a long tactic search")

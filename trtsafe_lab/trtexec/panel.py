@@ -30,6 +30,7 @@ class BuildPanel:
         self.error: BaseException | None = None
         self._tail: deque[str] = deque(maxlen=tail_lines)
         self._last_refresh = 0.0
+        self._trailing: threading.Timer | None = None
         self._lock = threading.Lock()
         self.thread: threading.Thread | None = None
         self.phase = widgets.Label(value="not started")
@@ -67,9 +68,24 @@ class BuildPanel:
         with self._lock:
             self._tail.append(line)
             now = time.monotonic()
-            if now - self._last_refresh >= self.refresh_s:
-                self._last_refresh = now
-                self.log.value = "\n".join(self._tail)
+            wait = self.refresh_s - (now - self._last_refresh)
+            if wait <= 0:
+                self._redraw_locked(now)
+            elif self._trailing is None:
+                # Throttled: redraw once the window ends, so the last lines before a quiet spell
+                # (a long tactic search) show up then instead of at the next line.
+                self._trailing = threading.Timer(wait, self._redraw_trailing)
+                self._trailing.daemon = True
+                self._trailing.start()
+
+    def _redraw_locked(self, now: float) -> None:
+        self._last_refresh = now
+        self.log.value = "\n".join(self._tail)
+
+    def _redraw_trailing(self) -> None:
+        with self._lock:
+            self._trailing = None
+            self._redraw_locked(time.monotonic())
 
     def _run(self) -> None:
         try:
@@ -79,6 +95,9 @@ class BuildPanel:
             self.phase.value = f"error: {err}"
         finally:
             with self._lock:
+                if self._trailing is not None:
+                    self._trailing.cancel()
+                    self._trailing = None
                 self.log.value = "\n".join(self._tail)
             self.cancel_button.disabled = True
             if self.result is not None:
