@@ -43,7 +43,7 @@ def peak_rss_mb():
         for line in open("/proc/self/status"):
             if line.startswith("VmHWM:"):
                 return int(line.split()[1]) / 1024
-    except OSError:
+    except OSError:  # no /proc (not Linux): fall back to ru_maxrss, which may include the parent
         pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -140,7 +140,7 @@ def machine() -> dict[str, object]:
             if line.startswith("model name"):
                 cpu = line.split(":", 1)[1].strip()
                 break
-    except OSError:
+    except OSError:  # no /proc/cpuinfo: keep platform.processor()'s (vaguer) name
         pass
     memory_gb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
