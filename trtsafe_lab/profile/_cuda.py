@@ -94,6 +94,30 @@ class ResourceLedger:
         return {k: self.created[k] - self.destroyed[k] for k in sorted(kinds)}
 
 
+def nvrtc_compile(source: bytes, name: str, options: list[bytes], *, cubin: bool) -> bytes:
+    """Compile CUDA C++ ``source`` with NVRTC; return a cubin (``cubin=True``, needs an
+    ``--gpu-architecture=sm_XY`` option) or PTX. A compile error raises :class:`CudaError`
+    with NVRTC's log."""
+    nv = nvrtc_api()
+    prog = check(nv.nvrtcCreateProgram(source, name.encode(), 0, [], []), "nvrtcCreateProgram")
+    try:
+        (err,) = nv.nvrtcCompileProgram(prog, len(options), options)
+        if int(err) != 0:
+            size = check(nv.nvrtcGetProgramLogSize(prog), "nvrtcGetProgramLogSize")
+            log = b" " * size
+            check(nv.nvrtcGetProgramLog(prog, log), "nvrtcGetProgramLog")
+            raise CudaError(f"NVRTC could not compile {name} "
+                            f"({b' '.join(options).decode()}): {err.name}\n"
+                            f"{log.decode(errors='replace')}")
+        get_size, get = ((nv.nvrtcGetCUBINSize, nv.nvrtcGetCUBIN) if cubin
+                         else (nv.nvrtcGetPTXSize, nv.nvrtcGetPTX))
+        image = b" " * check(get_size(prog), "nvrtc: image size")
+        check(get(prog, image), "nvrtc: image")
+        return image
+    finally:
+        check(nv.nvrtcDestroyProgram(prog), "nvrtcDestroyProgram")
+
+
 def activate_device(device: int) -> None:
     """Make ``device``'s primary context current on this thread (runtime and driver API)."""
     rt = runtime_api()

@@ -29,11 +29,10 @@ from typing import Any
 import numpy as np
 
 from trtsafe_lab.profile._cuda import (
-    CudaError,
     activate_device,
     check,
     driver_api,
-    nvrtc_api,
+    nvrtc_compile,
     runtime_api,
 )
 
@@ -133,24 +132,8 @@ def layer_info(spec: WorkloadSpec, aux_streams: int) -> dict[str, Any]:
 @functools.lru_cache(maxsize=8)
 def _compile(arch: str) -> bytes:
     """NVRTC-compile the kernel to a cubin for ``arch`` (e.g. "sm_90"); cached per process."""
-    nv = nvrtc_api()
-    prog = check(nv.nvrtcCreateProgram(KERNEL_SOURCE.encode(), b"branch_step.cu", 0, [], []),
-                 "nvrtcCreateProgram")
-    try:
-        opts = [f"--gpu-architecture={arch}".encode(), b"-default-device"]
-        (err,) = nv.nvrtcCompileProgram(prog, len(opts), opts)
-        if int(err) != 0:
-            size = check(nv.nvrtcGetProgramLogSize(prog), "nvrtcGetProgramLogSize")
-            log = b" " * size
-            check(nv.nvrtcGetProgramLog(prog, log), "nvrtcGetProgramLog")
-            raise CudaError(f"NVRTC could not compile {KERNEL_NAME} for {arch}: {err.name}\n"
-                            f"{log.decode(errors='replace')}")
-        size = check(nv.nvrtcGetCUBINSize(prog), "nvrtcGetCUBINSize")
-        cubin = b" " * size
-        check(nv.nvrtcGetCUBIN(prog, cubin), "nvrtcGetCUBIN")
-        return cubin
-    finally:
-        check(nv.nvrtcDestroyProgram(prog), "nvrtcDestroyProgram")
+    return nvrtc_compile(KERNEL_SOURCE.encode(), "branch_step.cu",
+                         [f"--gpu-architecture={arch}".encode(), b"-default-device"], cubin=True)
 
 
 class ReferenceWorkload:

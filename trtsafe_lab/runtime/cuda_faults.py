@@ -24,20 +24,9 @@ BAD_BLOCK_SIZE = 2048  # threads per block; CUDA allows at most 1024
 
 @functools.lru_cache(maxsize=1)
 def _noop_ptx() -> bytes:
-    from trtsafe_lab.profile._cuda import CudaError, check, nvrtc_api
+    from trtsafe_lab.profile._cuda import nvrtc_compile
 
-    nv = nvrtc_api()
-    prog = check(nv.nvrtcCreateProgram(NOOP_SOURCE, b"noop.cu", 0, [], []), "nvrtcCreateProgram")
-    try:
-        (err,) = nv.nvrtcCompileProgram(prog, 0, [])
-        if int(err) != 0:
-            raise CudaError(f"NVRTC could not compile the no-op kernel: {err}")
-        size = check(nv.nvrtcGetPTXSize(prog), "nvrtcGetPTXSize")
-        ptx = b" " * size
-        check(nv.nvrtcGetPTX(prog, ptx), "nvrtcGetPTX")
-        return ptx
-    finally:
-        check(nv.nvrtcDestroyProgram(prog), "nvrtcDestroyProgram")
+    return nvrtc_compile(NOOP_SOURCE, "noop.cu", [], cubin=False)
 
 
 class InvalidLaunchExecutor:
