@@ -319,3 +319,15 @@ def test_clean_tree_gives_an_empty_frame_with_the_columns() -> None:
     frame = migration_findings(Path(__file__).parent / "fixtures" / "migrate" / "v11")
     assert frame.empty
     assert list(frame.columns) == list(FINDING_COLUMNS)
+
+
+def test_cmake_bracket_comment_inside_an_argument_list_is_skipped() -> None:
+    from trtsafe_lab.migrate.cmake import lex
+
+    (install, message) = lex(
+        "install(FILES a.engine #[[ ships\n the engine ]] a.engine.so\n  DESTINATION x)\n"
+        "message(hi)"
+    )
+    assert [a.text for a in install.args] == ["FILES", "a.engine", "a.engine.so",
+                                              "DESTINATION", "x"]
+    assert [a.line for a in install.args] == [1, 1, 2, 3, 3] and message.line == 4

@@ -61,10 +61,10 @@ def _bracket_close(text: str, i: int) -> tuple[str, int] | None:
     return None
 
 
-def lex(text: str) -> list[Invocation]:
-    """Split CMake ``text`` into command invocations with their arguments and lines."""
-    out: list[Invocation] = []
-    i, line, n = 0, 1, len(text)
+def _skip_blank(text: str, i: int, line: int) -> tuple[int, int]:
+    """Skip whitespace, line comments and ``#[[...]]`` bracket comments from ``i``; return the
+    next index and line. CMake allows both kinds of comment between commands and arguments."""
+    n = len(text)
     while i < n:
         ch = text[i]
         if ch == "\n":
@@ -82,7 +82,21 @@ def lex(text: str) -> list[Invocation]:
             else:
                 end = text.find("\n", i)
                 i = n if end < 0 else end
-        elif ch.isalpha() or ch == "_":
+        else:
+            break
+    return i, line
+
+
+def lex(text: str) -> list[Invocation]:
+    """Split CMake ``text`` into command invocations with their arguments and lines."""
+    out: list[Invocation] = []
+    i, line, n = 0, 1, len(text)
+    while True:
+        i, line = _skip_blank(text, i, line)
+        if i >= n:
+            break
+        ch = text[i]
+        if ch.isalpha() or ch == "_":
             j = i
             while j < n and (text[j].isalnum() or text[j] == "_"):
                 j += 1
@@ -101,17 +115,12 @@ def lex(text: str) -> list[Invocation]:
 def _arguments(text: str, i: int, line: int) -> tuple[list[Argument], int, int]:
     args: list[Argument] = []
     depth, n = 0, len(text)
-    while i < n:
+    while True:
+        i, line = _skip_blank(text, i, line)
+        if i >= n:
+            break
         ch = text[i]
-        if ch == "\n":
-            line += 1
-            i += 1
-        elif ch.isspace():
-            i += 1
-        elif ch == "#":
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-        elif ch == ")":
+        if ch == ")":
             if depth == 0:
                 return args, i + 1, line
             depth -= 1
