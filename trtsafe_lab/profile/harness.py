@@ -128,23 +128,36 @@ def profile(
     return TimedRun(records, config, executor.num_aux_streams, executor.device_memory_bytes)
 
 
-def _timed_loop(enqueue: Callable[[], None], main: int, config: TimingConfig, ref: Any,
-                starts: list[Any], ends: list[Any]) -> list[tuple[float, float]]:
+def _timed_iterations(launch: Callable[[Any, Any], None], warm: Callable[[], None], main: int,
+                      config: TimingConfig, ref: Any, starts: list[Any],
+                      ends: list[Any]) -> list[tuple[float, float]]:
+    """Warm up, then ``launch(start, end)`` once per timed iteration, all asynchronously on
+    ``main`` after the reference event; return each launch's host enqueue window (ms)."""
     rt = runtime_api()
     for _ in range(config.warmup):
-        enqueue()
+        warm()
     synchronize(main)
     host = []
     check(rt.cudaEventRecord(ref, main), "cudaEventRecord")
     t0 = time.perf_counter()
     for start, end in zip(starts, ends, strict=True):
         a = time.perf_counter()
-        check(rt.cudaEventRecord(start, main), "cudaEventRecord")
-        enqueue()
-        check(rt.cudaEventRecord(end, main), "cudaEventRecord")
+        launch(start, end)
         host.append(((a - t0) * 1e3, (time.perf_counter() - t0) * 1e3))
     synchronize(main)
     return host
+
+
+def _timed_loop(enqueue: Callable[[], None], main: int, config: TimingConfig, ref: Any,
+                starts: list[Any], ends: list[Any]) -> list[tuple[float, float]]:
+    rt = runtime_api()
+
+    def launch(start: Any, end: Any) -> None:
+        check(rt.cudaEventRecord(start, main), "cudaEventRecord")
+        enqueue()
+        check(rt.cudaEventRecord(end, main), "cudaEventRecord")
+
+    return _timed_iterations(launch, enqueue, main, config, ref, starts, ends)
 
 
 def _timed_loop_events_in_graph(
@@ -172,20 +185,13 @@ def _timed_loop_events_in_graph(
             check(rt.cudaGraphExecEventRecordNodeSetEvent(captured.exec, end_node, end),
                   "cudaGraphExecEventRecordNodeSetEvent")
 
-        point(first, last)
-        for _ in range(config.warmup):
-            launch_graph(captured.exec, main)
-        synchronize(main)
-        host = []
-        check(rt.cudaEventRecord(ref, main), "cudaEventRecord")
-        t0 = time.perf_counter()
-        for start, end in zip(starts, ends, strict=True):
-            a = time.perf_counter()
+        def launch(start: Any, end: Any) -> None:
             point(start, end)
             launch_graph(captured.exec, main)
-            host.append(((a - t0) * 1e3, (time.perf_counter() - t0) * 1e3))
-        synchronize(main)
-    return host
+
+        point(first, last)
+        return _timed_iterations(launch, lambda: launch_graph(captured.exec, main), main,
+                                 config, ref, starts, ends)
 
 
 def _records(ref: Any, starts: list[Any], ends: list[Any],
