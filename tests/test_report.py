@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from trtsafe_lab.cli import UsageError, main
+from trtsafe_lab.cli import main
+from trtsafe_lab.errors import UsageError
 from trtsafe_lab.report import (
     ReportError,
     choose_notebook,

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from trtsafe_lab import __version__
 from trtsafe_lab._optional import MissingDependencyError
+from trtsafe_lab.errors import UsageError
 
 # Modules that register subcommands, in the order they appear in --help.
 COMMAND_MODULES: tuple[str, ...] = (
@@ -27,10 +28,6 @@ COMMAND_MODULES: tuple[str, ...] = (
     "trtsafe_lab.migrate.cli",
     "trtsafe_lab.report",
 )
-
-
-class UsageError(Exception):
-    """Bad input from the user: printed without a traceback, exit code 2."""
 
 
 def build_parser() -> argparse.ArgumentParser:

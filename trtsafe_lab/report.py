@@ -64,7 +64,7 @@ def input_kind(path: Path) -> str:
     ``*.timing.json``, ``*.profile.json``, ``*.graph.json``, ``*.layers.json``) or a profile
     manifest (``profile.json``), and a build run when it holds ``command.json`` or a manifest.
     """
-    from trtsafe_lab.cli import UsageError
+    from trtsafe_lab.errors import UsageError
 
     if path.is_file():
         return "log"
@@ -87,7 +87,7 @@ def input_kind(path: Path) -> str:
 
 def choose_notebook(inputs: Sequence[Path]) -> str:
     """The one notebook for all ``inputs``; mixing kinds is refused (make one report each)."""
-    from trtsafe_lab.cli import UsageError
+    from trtsafe_lab.errors import UsageError
 
     if not inputs:
         raise UsageError("give at least one run directory or log file")

@@ -14,7 +14,7 @@ from trtsafe_lab.logs import columns as C
 def _cli(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from trtsafe_lab.cli import UsageError
+    from trtsafe_lab.errors import UsageError
     from trtsafe_lab.logs.analysis import analyze_log
     from trtsafe_lab.logs.onnx import OnnxModelError
     from trtsafe_lab.logs.source import LogReadError

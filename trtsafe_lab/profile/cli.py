@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from trtsafe_lab.cli import UsageError
+from trtsafe_lab.errors import UsageError
 
 
 def _int_list(text: str) -> list[int]:

@@ -62,7 +62,7 @@ def summarize(run: PipelineRun) -> tuple[str, bool]:
 
 
 def _cli(args: argparse.Namespace) -> int:
-    from trtsafe_lab.cli import UsageError
+    from trtsafe_lab.errors import UsageError
 
     if args.decode_steps < 1:
         raise UsageError("--decode-steps must be >= 1")

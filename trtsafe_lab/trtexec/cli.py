@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from trtsafe_lab.cli import UsageError
+from trtsafe_lab.errors import UsageError
 from trtsafe_lab.logs import columns as C
 from trtsafe_lab.rundir import list_runs, load_run
 from trtsafe_lab.trtexec.build import BuildAbortedError, BuildResult, TrtexecBuild, resolve_tool
