@@ -21,14 +21,16 @@ REPORTED = ERRORISH | {"warning", ""}
 
 # --- ONNX parser blocks ----------------------------------------------------------------------
 _PARSE_HEADER = re.compile(
-    r"While parsing node number (?P<index>-?\d+) \[(?P<op>[^\]\s]*)(?: -> \"(?P<out>.*)\")?\]"
+    r"While parsing node number (?P<index>-?\d+) \[(?P<op>[^\]\s]*)"
+    r"(?: -> \"(?P<out>.{0,4096})\")?\]"
 )
-_DUMP_NAME = re.compile(r'^name: "(?P<name>.*)"\s*$')
+_DUMP_NAME = re.compile(r'^name: "(?P<name>.{0,4096})"\s*$')
 _IMPORTER_NODE = re.compile(
     r"ModelImporter\.cpp:\d+: (?P<name>.{1,1024}?) \[(?P<op>\w+)\] inputs: "
 )
 _PARSER_ERROR = re.compile(
-    r"ERROR: \S*(?:ModelImporter|importers?|onnxOpCheckers|onnx2trt\w*)\.cpp:\d+ In function \w+:"
+    r"ERROR: \S{0,300}(?:ModelImporter|importers?|onnxOpCheckers|onnx2trt\w*)\.cpp:\d+"
+    r" In function \w+:"
     r"|(?:^|\s)In function import\w+:|In node -?\d+ \(\w+\): [A-Z_]+:|INVALID_NODE|UNSUPPORTED_NODE"
 )
 
@@ -44,7 +46,7 @@ _PARSE_MARKER = re.compile(r"Start parsing network model|Input filename:")
 
 _TACTIC_CONTENT = re.compile(r"Autotuner|[Ss]kipping tactic|computeCosts|getBestTactic")
 _RUNTIME_CONTENT = re.compile(
-    r"[Dd]eserializ|Inference set up failed|Got invalid engine|enqueue\w* failed"
+    r"[Dd]eserializ|Inference set up failed|Got invalid engine|enqueue\w{0,40} failed"
     r"|execution context"
 )
 
