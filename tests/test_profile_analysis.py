@@ -22,7 +22,7 @@ from trtsafe_lab.profile.layers import (
 )
 from trtsafe_lab.profile.loaders import ExportError, load_run, load_times
 from trtsafe_lab.profile.reference import WorkloadSpec, layer_info
-from trtsafe_lab.profile.stats import mann_whitney, speedup_ci, summarize
+from trtsafe_lab.profile.stats import latency_summary, mann_whitney, speedup_ci
 from trtsafe_lab.profile.summary import parse_summary, summary_from_metadata
 from trtsafe_lab.profile.timeline import kernel_layer_profile, layer_timeline
 
@@ -48,7 +48,7 @@ def test_stats_reproduce_trtexecs_own_summary(corpus_dir: Path, resnet18) -> Non
                        "resnet18_fp16.profile.metadata.json").read_text())
     printed = summary_from_metadata(meta)
     t = resnet18.times
-    ours = summarize(t["latency_ms"],
+    ours = latency_summary(t["latency_ms"],
                      span_ms=t["end_compute_ms"].max() - t["start_compute_ms"].min())
     for key in ("min_ms", "max_ms", "median_ms", "p90_ms", "p95_ms", "p99_ms"):
         assert ours[key] == pytest.approx(printed.stat("latency", key), rel=1e-6), key

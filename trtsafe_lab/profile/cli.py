@@ -75,7 +75,7 @@ def _reference(args: argparse.Namespace) -> int:
 
 
 def _engine(args: argparse.Namespace) -> int:
-    from trtsafe_lab.profile.engine import profile_engine
+    from trtsafe_lab.profile.trt_engine_executor import profile_engine
 
     paths = profile_engine(Path(args.engine), aux_streams=args.aux_streams,
                            warmup=args.warmup, iterations=args.iterations,

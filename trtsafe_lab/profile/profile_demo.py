@@ -7,9 +7,9 @@ The runs under ``trtsafe_lab/examples/profile/runs`` were recorded on an NVIDIA 
 from __future__ import annotations
 
 import json
-from importlib import resources
 from pathlib import Path
 
+from trtsafe_lab.examples import example_path
 from trtsafe_lab.profile.compare import compare_runs, to_json_records
 from trtsafe_lab.profile.layers import load_graph
 from trtsafe_lab.profile.loaders import Run, load_run
@@ -18,7 +18,7 @@ from trtsafe_lab.profile.timeline import kernel_layer_profile, last_iteration, l
 
 def examples_dir() -> Path:
     """The bundled example runs (one run directory each)."""
-    return Path(str(resources.files("trtsafe_lab") / "examples" / "profile" / "runs"))
+    return example_path("profile", "runs")
 
 
 def example_runs() -> dict[str, list[Run]]:
