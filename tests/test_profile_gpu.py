@@ -74,13 +74,13 @@ def test_profile_records_and_releases_everything(events_in_graph: bool) -> None:
 
 def test_run_reference_writes_run_dirs(tmp_path) -> None:
     from trtsafe_lab.profile.harness import TimingConfig
-    from trtsafe_lab.profile.loaders import load_run
+    from trtsafe_lab.profile.loaders import load_profile_run
     from trtsafe_lab.profile.reference import WorkloadSpec
     from trtsafe_lab.profile.runner import run_reference
 
     paths = run_reference(WorkloadSpec(**SPEC_KW), [0, 3], TimingConfig(2, 10), tmp_path)
     assert [p.name for p in paths] == ["ref-b3-d4-g2x64-i37-aux0-graph",
                                        "ref-b3-d4-g2x64-i37-aux3-graph"]
-    run = load_run(paths[1])
+    run = load_profile_run(paths[1])
     assert len(run.times) == 10
     assert run.info["num_aux_streams"] == 3

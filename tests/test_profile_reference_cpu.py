@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from trtsafe_lab.profile.loaders import load_run
+from trtsafe_lab.profile.loaders import load_profile_run
 from trtsafe_lab.profile.reference import WorkloadSpec, expected_outputs, ideal_speedup
 from trtsafe_lab.profile.rundir import write_run_dir
 from trtsafe_lab.profile.timeline import overlap_summary
@@ -57,7 +57,7 @@ def test_run_dir_is_atomic_and_loadable(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r1"]
     manifest = json.loads((path / "manifest.json").read_text())
     assert manifest["files"]["run.timing.json"]["bytes"] > 0
-    run = load_run(path)
+    run = load_profile_run(path)
     assert run.name == "r1" and run.info["num_aux_streams"] == 2
     assert run.times["compute_ms"].tolist() == [0.5]
     with pytest.raises(FileExistsError):
