@@ -71,6 +71,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     )),
     # Tables over run records.
     ("tables", (
+        "trtsafe_lab.runs_table",
         "trtsafe_lab.profile.loaders", "trtsafe_lab.profile.compare", "trtsafe_lab.profile.layers",
     )),
     # Views: matplotlib Figures and ipywidgets panels built from tables.

@@ -15,6 +15,7 @@ from trtsafe_lab.report import (
     inject_parameters,
     input_kind,
 )
+from trtsafe_lab.rundir import write_run_manifest
 
 nbformat = pytest.importorskip("nbformat")
 
@@ -39,14 +40,19 @@ def test_input_kinds(tmp_path: Path) -> None:
     (exports / "model.timing.json").write_text("[]")
     run = tmp_path / "run-1"
     run.mkdir()
-    (run / "manifest.json").write_text("{}")
+    write_run_manifest(run, "build", "run-1")
+    alien = tmp_path / "alien"
+    alien.mkdir()
+    (alien / "manifest.json").write_text("{}")
     empty = tmp_path / "empty"
     empty.mkdir()
     assert input_kind(log) == "log"
     assert input_kind(exports) == "profile"
     assert input_kind(run) == "build"
-    with pytest.raises(UsageError, match="neither trtexec exports"):
+    with pytest.raises(UsageError, match="neither a run manifest nor trtexec exports"):
         input_kind(empty)
+    with pytest.raises(UsageError, match="not a trtsafe-lab run manifest"):
+        input_kind(alien)
     with pytest.raises(FileNotFoundError, match="nothere"):
         input_kind(tmp_path / "nothere")
     assert choose_notebook([log]) == "02_failure_triage.ipynb"

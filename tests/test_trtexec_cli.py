@@ -9,7 +9,7 @@ import pytest
 from builds_support import build_shared_object, double_environment
 
 from trtsafe_lab.cli import main
-from trtsafe_lab.rundir import list_runs
+from trtsafe_lab.runs_table import list_runs
 
 SAFE_FLAGS = ["--onnx=model.onnx", "--safe", "--saveEngine=net.engine", "--maxAuxStreams=2"]
 

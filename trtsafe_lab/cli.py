@@ -21,6 +21,7 @@ from trtsafe_lab.errors import UsageError
 COMMAND_MODULES: tuple[str, ...] = (
     "trtsafe_lab.demo",
     "trtsafe_lab.logs.cli",
+    "trtsafe_lab.runs_cli",
     "trtsafe_lab.trtexec.cli",
     "trtsafe_lab.artifacts_cli",
     "trtsafe_lab.profile.cli",

@@ -12,7 +12,7 @@ import pandas as pd
 
 from trtsafe_lab.errors import UsageError
 from trtsafe_lab.logs import columns as C
-from trtsafe_lab.rundir import list_runs, load_run
+from trtsafe_lab.rundir import BuildRun, RunDirError, load_run
 from trtsafe_lab.trtexec.build import BuildAbortedError, BuildResult, TrtexecBuild, resolve_tool
 from trtsafe_lab.trtexec.options import TOOLS, TrtexecCommand, parse_flags
 from trtsafe_lab.trtexec.progress import ProgressTracker, TerminalProgressBar
@@ -83,7 +83,10 @@ def _summary(result: BuildResult) -> str:
             for a in result.artifacts]
     lines = [head, *(["artifacts:", *arts] if arts else [])]
     if result.complete:
-        record = load_run(result.run_dir).result
+        run = load_run(result.run_dir)
+        if not isinstance(run, BuildRun):
+            raise RunDirError(f"{result.run_dir} is a {run.kind} run, not a build run")
+        record = run.result
         if record.get("failure_table"):
             table = pd.read_csv(result.run_dir / record["failure_table"])
             lines.append(f"failure table: {len(table)} row(s) in {record['failure_table']}")
@@ -124,23 +127,7 @@ def _cli(args: argparse.Namespace) -> int:
     return 0 if result.ok else 1
 
 
-def _runs_cli(args: argparse.Namespace) -> int:
-    table = list_runs(args.runs, include_partial=args.all)
-    if table.empty:
-        print(f"no {'' if args.all else 'finished '}runs under {args.runs}")
-        return 0
-    with pd.option_context("display.width", 200, "display.max_colwidth", 60):
-        print(table.drop(columns=["path"]).to_string(index=False))
-    return 0
-
-
 def register(subparsers: argparse._SubParsersAction) -> None:
-    runs = subparsers.add_parser(
-        "runs", help="list the build run directories under a folder (no TensorRT needed)")
-    runs.add_argument("--runs", default="runs", help="folder of run directories (default runs)")
-    runs.add_argument("--all", action="store_true",
-                      help="also list incomplete (.partial) runs: cancelled, timed out, crashed")
-    runs.set_defaults(func=_runs_cli)
     parser = subparsers.add_parser(
         "build",
         help="check a trtexec/trtexec_safe command against the 11.x rules and run it into a "
