@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from trtsafe_lab.cli import main
+from trtsafe_lab.demo.logs import EXAMPLES
 from trtsafe_lab.logs import columns
-from trtsafe_lab.logs.failures_demo import EXAMPLES
 
 LOG = EXAMPLES / "trt11-safe-build-no-tactic.log"
 
@@ -60,7 +60,7 @@ def test_unreadable_onnx_model_exits_2(tmp_path: Path, capsys: pytest.CaptureFix
 
 def test_onnx_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("onnx")
-    from trtsafe_lab.logs.failures_demo import demo_model
+    from trtsafe_lab.demo.logs import demo_model
 
     model = demo_model(tmp_path / "m.onnx")
     assert main(["failures", str(LOG), "--onnx", str(model), "--format", "json"]) == 0

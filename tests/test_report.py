@@ -155,7 +155,7 @@ def test_report_on_a_build_run_uses_notebook_01(
 def test_report_on_the_bundled_example_logs(tmp_path: Path) -> None:
     """The real triage notebook (02) on the example logs the package ships."""
     pytest.importorskip("nbclient")
-    from trtsafe_lab.logs.failures_demo import example_logs
+    from trtsafe_lab.demo.logs import example_logs
 
     logs = example_logs()
     out = tmp_path / "triage.html"
@@ -176,7 +176,7 @@ def test_report_on_a_passed_safe_build_checks_the_pair(
     pytest.importorskip("nbclient")
     from builds_support import build_shared_object, double_environment
 
-    from trtsafe_lab.logs.failures_demo import EXAMPLES
+    from trtsafe_lab.demo.logs import EXAMPLES
     from trtsafe_lab.trtexec import TrtexecOptions, TrtVersion, run_build
 
     so = build_shared_object(tmp_path / "companion.so")

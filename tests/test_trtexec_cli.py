@@ -96,7 +96,7 @@ def test_build_rule_violation_exits_2_and_runs_nothing(
 
 
 def test_demo_step_writes_dry_runs(tmp_path: Path) -> None:
-    from trtsafe_lab.trtexec.builds_demo import run_demo
+    from trtsafe_lab.demo.trtexec import run_demo
 
     files = run_demo(tmp_path)
     assert len(files) == 6 and all(f.stat().st_size > 0 for f in files)
