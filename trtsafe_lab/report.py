@@ -47,15 +47,23 @@ class ReportError(RuntimeError):
 
 
 def notebooks_dir() -> Path:
-    """Where the notebooks are: ``TRTSAFE_NOTEBOOKS`` or ``notebooks/`` beside the package."""
+    """Where the notebooks are: ``TRTSAFE_NOTEBOOKS`` if set; else the copy an installed wheel
+    carries (``trtsafe_lab/notebooks/``, put there by setup.py's build step); else the
+    checkout's ``notebooks/`` beside the package (a source checkout or an editable install)."""
     configured = os.environ.get("TRTSAFE_NOTEBOOKS")
-    folder = Path(configured) if configured else Path(__file__).resolve().parents[1] / "notebooks"
-    if not folder.is_dir():
-        raise FileNotFoundError(
-            f"notebooks folder not found at {folder}: reports need the project's notebooks/ "
-            "(a source checkout or an editable install); set TRTSAFE_NOTEBOOKS to its path"
-        )
-    return folder
+    if configured:
+        candidates = [Path(configured)]
+    else:
+        package = Path(__file__).resolve().parent
+        candidates = [package / "notebooks", package.parent / "notebooks"]
+    for folder in candidates:
+        if folder.is_dir() and any(folder.glob("*.ipynb")):
+            return folder
+    raise FileNotFoundError(
+        f"no notebooks found (looked in {', '.join(str(c) for c in candidates)}): a wheel "
+        "install carries them in trtsafe_lab/notebooks/ and a source checkout in notebooks/; "
+        "reinstall trtsafe-lab or set TRTSAFE_NOTEBOOKS to the folder holding the notebooks"
+    )
 
 
 # Run kind (the run manifest's ``kind``) -> report input kind.
