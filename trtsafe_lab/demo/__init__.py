@@ -72,6 +72,8 @@ def run_demo(out_dir: Path, steps: tuple[DemoStep, ...] = DEMO_STEPS) -> DemoRes
         started = time.perf_counter()
         try:
             files = importlib.import_module(step.module).run_demo(step_dir)
+        except BrokenPipeError:  # our reader went away: not the step's fault
+            raise
         except MissingDependencyError as err:
             result.skipped[step.folder] = str(err)
             print(f"[demo] skipped {step.folder}: {err}")
