@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from trtsafe_lab.logs.classify import CATEGORY_RULES, WARNING_CATEGORIES
+
 LOGS = Path(__file__).resolve().parent / "data" / "logs"
 CASES = LOGS / "cases"
 COLUMNS = [
@@ -45,27 +47,8 @@ TOOLS = frozenset(
         "other",
     ]
 )
-CATEGORIES = frozenset(
-    [
-        "safety-scope",
-        "no-tactic",
-        "no-implementation",
-        "parser-unsupported",
-        "parser-error",
-        "shape",
-        "dla-fallback",
-        "myelin",
-        "tactic-out-of-memory",
-        "out-of-memory",
-        "tactic-failure",
-        "dla",
-        "plugin",
-        "api-usage",
-        "runtime-failed",
-        "build-failed",
-        "internal-error",
-    ]
-)
+# The package's category vocabulary: every category a rule can give, plus the warning-only ones.
+CATEGORIES = frozenset(name for name, _ in CATEGORY_RULES) | WARNING_CATEGORIES
 OUTCOMES = frozenset(
     [
         "build_failed",
