@@ -47,6 +47,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from trtsafe_lab.files import write_json_atomic
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -87,12 +89,9 @@ def utc_now() -> str:
 
 
 def write_json_file(path: Path, data: Any) -> None:
-    """Write JSON through a temporary file and rename, so a reader never sees half a file."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=2, sort_keys=True, default=str)
-        handle.write("\n")
-    os.replace(tmp, path)
+    """Write JSON atomically (:func:`trtsafe_lab.files.write_json_atomic`: unique temporary,
+    rename), so a reader never sees half a file and concurrent writers never collide."""
+    write_json_atomic(path, data)
 
 
 class RunDirError(RuntimeError):
