@@ -181,6 +181,11 @@ def test_list_runs_survives_anything_in_the_folder(tmp_path: Path) -> None:
     everything = list_runs(runs, include_partial=True)
     extra = dict(zip(everything["run_name"], everything["status"], strict=True))
     assert extra[".cut.partial"] == "KeyboardInterrupt" and extra["exports"] == "no manifest"
+    with pytest.raises(TypeError):  # a profile run that dies while writing its files
+        write_run_dir(runs, "half", records=[{"latencyMs": object()}], info={})
+    half = list_runs(runs, include_partial=True, kind="profile")
+    assert half[half["status"] == "TypeError"]["run_name"].tolist() == [".half.partial"]
+    assert list_runs(runs, include_partial=True, kind="build").empty
     with pytest.raises(RunDirError, match="not a trtsafe-lab run manifest"):
         load_run(alien)
     with pytest.raises(RunDirError, match=r"incomplete run \(cancelled by the user"):
