@@ -63,7 +63,7 @@ def run_trtexec(
     if version is None:
         version = detect_version(executable)
     final = out_dir / name
-    with staged_run_dir(out_dir, name) as tmp:
+    with staged_run_dir(out_dir, name, "trtexec-profile") as tmp:
         command = trtexec_command(engine, version=version, executable=executable, safe=safe,
                                   companion_so=companion_so, use_graph=use_graph,
                                   export_prefix=tmp / "run", extra=extra)
