@@ -50,9 +50,11 @@ def test_repeated_flag_names_both(capsys: pytest.CaptureFixture[str]) -> None:
     code, out = dry_run(capsys, "--loadEngine=a.engine", "--iterations=5", "--iterations=9",
                         tool="trtexec_safe")
     assert code == 0
-    assert "warning: [repeated-flag] --iterations" in out and "--iterations=5, --iterations=9" in out
+    assert "warning: [repeated-flag] --iterations" in out
+    assert "--iterations=5, --iterations=9" in out
     # Flags read in a loop may repeat.
-    code, _ = dry_run(capsys, "--onnx=m.onnx", "--staticPlugins=a.so", "--staticPlugins=b.so")
+    code, _ = dry_run(capsys, "--onnx=m.onnx", "--staticPlugins=a.so",
+                      "--staticPlugins=b.so")
     assert code == 0
 
 

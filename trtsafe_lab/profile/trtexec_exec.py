@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -182,8 +182,7 @@ def run_trtexec_safe(
         avg_runs: set[int] = set()
         for index in range(1, repeat + 1):
             lines: list[str] = []
-            result = run_process(argv, lambda _stream, line, out=lines: out.append(line),
-                                 timeout_s=timeout_s)
+            result = run_process(argv, _collector(lines), timeout_s=timeout_s)
             log = "\n".join(lines) + "\n"
             log_name = f"trtexec_safe.{index}.log"
             (tmp / log_name).write_text(log)
@@ -221,6 +220,13 @@ def run_trtexec_safe(
                     "timing": {"use_graph": use_graph}, "created_utc": _now()}
         (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1))
     return final
+
+
+def _collector(lines: list[str]) -> Callable[[str, str], None]:
+    """A line callback that appends each line to ``lines``."""
+    def collect(_stream: str, line: str) -> None:
+        lines.append(line)
+    return collect
 
 
 def _median_record(summary: dict[str, Any], index: int) -> dict[str, float]:
