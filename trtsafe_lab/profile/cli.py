@@ -1,4 +1,4 @@
-"""``trtsafe-lab profile compare|reference|engine|trtexec``: aux-stream vs single-stream profiling."""
+"""``trtsafe-lab profile compare|reference|engine|trtexec``: aux-stream profiling."""
 
 from __future__ import annotations
 
