@@ -100,7 +100,7 @@ def test_scan_finds_the_builder_path() -> None:
 def test_every_trt_attribute_is_in_the_bindings(names: set[str], api: dict) -> None:
     known = names | set(api["classes"]) | set(api["functions"])
     unknown = {n: w for n, w in tensorrt_attributes().items() if n not in known}
-    assert unknown == {}, f"tensorrt names in neither the 11.1 bindings nor the 11.4 list: {unknown}"
+    assert unknown == {}, f"in neither the 11.1 bindings nor the 11.4 list: {unknown}"
 
 
 def member_ok(api: dict, names: set[str], cls: str, member: str) -> bool:
