@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from trtsafe_lab.cli import main
-from trtsafe_lab.profile.loaders import load_run
+from trtsafe_lab.profile.loaders import load_profile_run
 
 SAFE_DOUBLE = Path(__file__).parent / "doubles" / "trtexec_safe_double.py"
 
@@ -43,7 +43,7 @@ def test_safe_run_directory_per_iteration(safe_tool: Path, engine: Path, tmp_pat
                                           capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "runs"
     assert profile(safe_tool, engine, out, "--repeat", "2") == 0  # version from the banner
-    run = load_run(out / "net-trtexec_safe")
+    run = load_profile_run(out / "net-trtexec_safe")
     assert run.info["statistics"].startswith("per-iteration (trtexec_safe log lines, avgRuns=1")
     assert len(run.times) == 20  # 10 iterations (trtSafeExec default) x 2 repeats
     assert run.info["trt_version"] == "11.1.0"
@@ -63,7 +63,7 @@ def test_summary_only_run_and_compare_say_so(safe_tool: Path, engine: Path, tmp_
     monkeypatch.setenv("TRTEXEC_SAFE_DOUBLE_MODE", "summary-only")
     assert profile(safe_tool, engine, out, "--trt-version", "11.1", "--name", "summary",
                    "--repeat", "3") == 0
-    run = load_run(out / "summary")
+    run = load_profile_run(out / "summary")
     assert run.info["statistics"].startswith("summary-only")
     assert len(run.times) == 3  # one median per repeat
     capsys.readouterr()
@@ -88,7 +88,7 @@ def test_companion_so_from_11_3(safe_tool: Path, engine: Path, tmp_path: Path,
     monkeypatch.setenv("TRTEXEC_DOUBLE_VERSION", "110400")
     out = tmp_path / "runs"
     assert profile(safe_tool, engine, out) == 0
-    argv = load_run(out / "net-trtexec_safe").info["command"]
+    argv = load_profile_run(out / "net-trtexec_safe").info["command"]
     assert f"--loadEngineSo={engine.resolve()}.so" in argv
 
 

@@ -32,6 +32,8 @@ from typing import IO, Any
 
 import pandas as pd
 
+from trtsafe_lab.files import write_json_atomic
+
 PARTIAL_SUFFIX = ".partial"
 LOG_NAME = "build.log"
 FAILURES_NAME = "failures.csv"
@@ -54,17 +56,24 @@ def sha256_file(path: Path, chunk: int = 1 << 20) -> str:
     return digest.hexdigest()
 
 
+def log_failure_table(log_path: Path) -> pd.DataFrame:
+    """The layer-level failure table of the log file at ``log_path`` (columns:
+    ``trtsafe_lab.logs.columns.FAILURE_COLUMNS``), read by the logs package's streaming scan:
+    the same rows as ``analyze_log(log_path).failures`` without its views."""
+    from trtsafe_lab.logs.scan import scan_failures
+    from trtsafe_lab.logs.tables import failures_frame
+
+    return failures_frame(scan_failures(log_path))
+
+
 def utc_now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def write_json_file(path: Path, data: Any) -> None:
-    """Write JSON through a temporary file and rename, so a reader never sees half a file."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=2, sort_keys=True, default=str)
-        handle.write("\n")
-    os.replace(tmp, path)
+    """Write JSON atomically (:func:`trtsafe_lab.files.write_json_atomic`: unique temporary,
+    rename), so a reader never sees half a file and concurrent writers never collide."""
+    write_json_atomic(path, data)
 
 
 class RunDirError(RuntimeError):
@@ -214,9 +223,7 @@ class RunRecord:
 
     def failures(self) -> pd.DataFrame:
         """The log's layer-level failure table (columns as :mod:`trtsafe_lab.logs` defines)."""
-        from trtsafe_lab.logs import analyze_log
-
-        return analyze_log(self.log_path).failures
+        return log_failure_table(self.log_path)
 
     def verify(self) -> list[str]:
         """Files whose size or SHA-256 no longer match the manifest (empty list: all match)."""

@@ -24,7 +24,7 @@ def _repeat(text: str) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from trtsafe_lab.profile.loaders import load_run
+    from trtsafe_lab.profile.loaders import load_profile_run
     from trtsafe_lab.profile.trtexec_exec import is_safe_tool, run_trtexec
     from trtsafe_lab.trtexec.build import ToolNotFoundError, resolve_tool
     from trtsafe_lab.trtexec.rules import RuleViolation
@@ -56,7 +56,7 @@ def _run(args: argparse.Namespace) -> int:
     except (RuntimeError, FileExistsError) as err:
         print(f"trtsafe-lab profile trtexec: error: {err}")
         return 1
-    run = load_run(path)
+    run = load_profile_run(path)
     print(path)
     print(f"statistics: {run.info.get('statistics')} ({len(run.times)} sample(s))")
     return 0

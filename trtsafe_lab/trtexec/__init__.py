@@ -15,10 +15,10 @@ if TYPE_CHECKING:
     from trtsafe_lab.trtexec.build import BuildResult, TrtexecBuild, run_build
     from trtsafe_lab.trtexec.options import Flag, TrtexecCommand, TrtexecOptions, parse_flags
     from trtsafe_lab.trtexec.rules import (
+        BuildRuleFinding,
         ExpectedArtifact,
-        Finding,
         RuleViolation,
-        check,
+        check_command,
         enforce,
     )
     from trtsafe_lab.trtexec.version import TrtVersion, detect_version
@@ -26,15 +26,26 @@ if TYPE_CHECKING:
 _HOMES = {
     "BuildResult": "build", "TrtexecBuild": "build", "run_build": "build",
     "Flag": "options", "TrtexecCommand": "options", "TrtexecOptions": "options",
-    "parse_flags": "options", "ExpectedArtifact": "rules", "Finding": "rules",
-    "RuleViolation": "rules", "check": "rules", "enforce": "rules", "TrtVersion": "version",
-    "detect_version": "version",
+    "parse_flags": "options", "ExpectedArtifact": "rules", "BuildRuleFinding": "rules",
+    "RuleViolation": "rules", "check_command": "rules", "enforce": "rules",
+    "TrtVersion": "version", "detect_version": "version",
 }
 
 __all__ = [
-    "BuildResult", "ExpectedArtifact", "Finding", "Flag", "RuleViolation", "TrtVersion",
-    "TrtexecBuild", "TrtexecCommand", "TrtexecOptions", "check", "detect_version", "enforce",
-    "parse_flags", "run_build",
+    "BuildResult",
+    "BuildRuleFinding",
+    "ExpectedArtifact",
+    "Flag",
+    "RuleViolation",
+    "TrtVersion",
+    "TrtexecBuild",
+    "TrtexecCommand",
+    "TrtexecOptions",
+    "check_command",
+    "detect_version",
+    "enforce",
+    "parse_flags",
+    "run_build",
 ]
 
 
