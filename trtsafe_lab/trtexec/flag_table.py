@@ -27,10 +27,24 @@ TABLE_TOOLS = ("trtexec", "trtexec_safe")
 TABLE_VERSIONS = (TrtVersion(10, 16), TrtVersion(11, 1), TrtVersion(11, 3), TrtVersion(11, 4))
 
 
-@dataclass(frozen=True)
+@dataclass
 class FlagSpec:
-    """One accepted (or removed) flag; the fields are documented in the derive script's
-    ``FlagRow``."""
+    """One flag as the tool's parser reads it (one row of a table; treat as read-only).
+
+    ``key`` is the argv text before ``=`` (``--saveEngine``, ``-h``); ``takes_value`` says whether
+    the parser reads a value; ``value_kind`` is how it converts it: ``switch`` (no value; trtexec
+    ignores any ``=value``, trtexec_safe rejects it), ``int`` (``std::stoi``), ``int64``
+    (``std::stoll``), ``size`` (``stoi`` times a B/K/M/G suffix), ``float`` (``std::stof``),
+    ``float_size`` (``std::stod`` times a suffix), ``string``, ``choice`` (a string compared
+    with ``choices``; empty = unset) or ``spec`` (a structured list checked by the tool).
+    ``status``: ``active``, ``deprecated`` (works, warns), ``no-op`` (accepted, does nothing),
+    ``removed`` (the parser no longer reads it: the tool rejects it). ``error``: the start of the
+    message a bad ``choice`` gets (the value follows). ``repeatable``: read in a loop (each
+    occurrence counts); otherwise the parser reads it ``max_count`` times and a further
+    occurrence is left over (trtexec: ``Unknown option``). ``source`` is ``<file>:<line>`` of the
+    read; ``condition`` a preprocessor guard around it. Written by
+    ``python -m trtsafe_lab.trtexec._tables.derive``.
+    """
 
     key: str
     takes_value: bool
@@ -40,7 +54,7 @@ class FlagSpec:
     status: str = "active"
     repeatable: bool = False
     max_count: int = 1
-    choices: tuple[str, ...] = ()
+    choices: tuple[str, ...] | list[str] = ()
     choices_ignore_case: bool = False
     error: str = ""
     condition: str = ""

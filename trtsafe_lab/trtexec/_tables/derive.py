@@ -35,9 +35,11 @@ import json
 import re
 import sys
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
+
+from trtsafe_lab.trtexec.flag_table import FlagSpec
 
 SOURCE_VERSIONS = ("10.16", "11.1")
 DERIVED_VERSIONS = ("11.3", "11.4")
@@ -49,58 +51,20 @@ FACTS = "reference/tensorrt-facts.md (NVIDIA 10.x->11.x safety migration guide)"
 SCHEMA = 1
 
 
-@dataclass
-class FlagRow:
-    """One flag as the tool's parser reads it.
-
-    ``key`` is the argv text before ``=`` (``--saveEngine``, ``-h``); ``takes_value`` says whether
-    the parser reads a value; ``value_kind`` is how it converts it: ``switch`` (no value; trtexec
-    ignores any ``=value``, trtexec_safe rejects it), ``int`` (``std::stoi``), ``int64``
-    (``std::stoll``), ``size`` (``stoi`` times a B/K/M/G suffix), ``float`` (``std::stof``),
-    ``float_size`` (``std::stod`` times a suffix), ``string``, ``choice`` (a string compared
-    with ``choices``; empty = unset) or ``spec`` (a structured list checked by the tool).
-    ``status``: ``active``, ``deprecated`` (works, warns), ``no-op`` (accepted, does nothing),
-    ``removed`` (the parser no longer reads it: the tool rejects it). ``error``: the start of the
-    message a bad ``choice`` gets (the value follows). ``repeatable``: read in a
-    loop (each occurrence counts); otherwise the parser reads it ``max_count`` times and a
-    further occurrence is left over (trtexec: ``Unknown option``). ``source`` is
-    ``<file>:<line>`` of the read; ``condition`` a preprocessor guard around it.
-    """
-
-    key: str
-    takes_value: bool
-    value_kind: str
-    default: str = ""
-    help: str = ""
-    status: str = "active"
-    repeatable: bool = False
-    max_count: int = 1
-    choices: list[str] = field(default_factory=list)
-    choices_ignore_case: bool = False
-    error: str = ""
-    condition: str = ""
-    source: str = ""
-    note: str = ""
-
-    @property
-    def name(self) -> str:
-        return self.key.lstrip("-")
-
-
 # 11.3 / 11.4 changes that no public source shows (the sources stop at 11.1). Written once, each
 # with its source; applied to the 11.1 tables in version order.
 DELTAS: list[dict[str, Any]] = [
     {"since": "11.3", "tool": "trtexec", "op": "add", "source": FACTS,
-     "row": FlagRow("--saveEngineSo", True, "string", "<saveEngine>.so",
+     "row": FlagSpec("--saveEngineSo", True, "string", "<saveEngine>.so",
                     "Companion .so of a safe engine (requires --safe).",
                     note="11.3+: safe builds write a companion .so beside the engine; "
                     "requires --safe")},
     {"since": "11.3", "tool": "trtexec", "op": "add", "source": FACTS,
-     "row": FlagRow("--loadEngineSo", True, "string", "<loadEngine>.so",
+     "row": FlagSpec("--loadEngineSo", True, "string", "<loadEngine>.so",
                     "Companion .so of a safe engine to load (requires --safe).",
                     note="11.3+: requires --safe")},
     {"since": "11.3", "tool": "trtexec_safe", "op": "add", "source": FACTS,
-     "row": FlagRow("--loadEngineSo", True, "string", "<loadEngine>.so",
+     "row": FlagSpec("--loadEngineSo", True, "string", "<loadEngine>.so",
                     "Companion .so of the safe engine to load.",
                     note="11.3+: the companion .so matched with --loadEngine")},
 ]
@@ -357,14 +321,14 @@ def header_for(version_dir: Path) -> Path:
     raise FileNotFoundError(f"no {SAMPLE_OPTIONS_H} under {version_dir.parent}")
 
 
-def derive_trtexec(version_dir: Path) -> list[FlagRow]:
+def derive_trtexec(version_dir: Path) -> list[FlagSpec]:
     """Every flag trtexec's option parser (``AllOptions::parse``) reads, in source order."""
     raw = (version_dir / SAMPLE_OPTIONS).read_text(encoding="utf-8")
     text = _strip_comments(raw)
     header = _strip_comments(header_for(version_dir).read_text(encoding="utf-8"))
     constants = _constants(header)
     guards = _conditions(raw)
-    rows: dict[str, FlagRow] = {}
+    rows: dict[str, FlagSpec] = {}
     helps: dict[str, tuple[str, str]] = {}
     # Helpers that read their ``argument`` in a loop (``--profile``): each occurrence is read.
     looping_helpers = {name.split("::")[-1] for name, start, end in _functions(text)
@@ -415,7 +379,7 @@ def derive_trtexec(version_dir: Path) -> list[FlagRow]:
             consuming = call in _CONSUMING or call not in _GET_CALLS
             row = rows.get(key)
             if row is None:
-                row = FlagRow(key, kind != "switch", kind, choices=choices, error=error,
+                row = FlagSpec(key, kind != "switch", kind, choices=choices, error=error,
                               choices_ignore_case=bool(re.search(
                                   rf"toLower\({re.escape(var)}\)", body)) if var else False,
                               condition=guards[line], source=f"{SAMPLE_OPTIONS}:{line}",
@@ -452,7 +416,7 @@ def derive_trtexec(version_dir: Path) -> list[FlagRow]:
 
 # --------------------------------------------------------------------------- trtexec_safe
 
-def derive_trtexec_safe(version_dir: Path) -> list[FlagRow]:
+def derive_trtexec_safe(version_dir: Path) -> list[FlagSpec]:
     """Every flag trtexec_safe's ``parseSafeExecArgs`` accepts, in source order."""
     raw = (version_dir / TRT_SAFE_EXEC).read_text(encoding="utf-8")
     text = _strip_comments(raw)
@@ -464,7 +428,7 @@ def derive_trtexec_safe(version_dir: Path) -> list[FlagRow]:
                 for m in re.finditer(r"([\w:<>]+)\s+(\w+)\s*\{([^{}]*)\}\s*;", struct)}
     constants = {f"defArgs.{k}": v for k, v in defaults.items()}
     helps = help_entries(help_lines(text[slice(*bodies["printHelpInfo"])], constants))
-    rows: list[FlagRow] = []
+    rows: list[FlagSpec] = []
     branch = re.compile(
         r'(?:loggedParseString|parseString)\((?:arg|argv\[i\]),\s*"(?P<str>\w+)"'
         r'|(?:loggedParseBool|parseBool)\((?:arg|argv\[i\]),\s*"(?P<bool>\w+)"'
@@ -480,12 +444,12 @@ def derive_trtexec_safe(version_dir: Path) -> list[FlagRow]:
             key = "-" + match["bool"] if match["short"] == "true" else "--" + match["bool"]
             if match["short"] == "true" and rows and rows[-1].key == "--help":
                 key = "-h"
-            row = FlagRow(key, False, "switch", source=source)
+            row = FlagSpec(key, False, "switch", source=source)
             if match["short"] and match["short"] != "true":
                 rows.append(row)
-                row = FlagRow("-" + match["short"].strip("'"), False, "switch", source=source)
+                row = FlagSpec("-" + match["short"].strip("'"), False, "switch", source=source)
         elif match["plugin"]:
-            row = FlagRow("--" + match["plugin"], True, "spec", repeatable=True, max_count=0,
+            row = FlagSpec("--" + match["plugin"], True, "spec", repeatable=True, max_count=0,
                           source=source)
         else:
             kind = "string"
@@ -495,7 +459,7 @@ def derive_trtexec_safe(version_dir: Path) -> list[FlagRow]:
                 kind = "int"
             elif re.search(r"\bstof\(", block):
                 kind = "float"
-            row = FlagRow("--" + match["str"], True, kind, source=source)
+            row = FlagSpec("--" + match["str"], True, kind, source=source)
         member = re.search(r"args\.(\w+)\s*=", block)
         if member and member[1] in defaults and row.takes_value:
             row.default = defaults[member[1]].strip('"')
@@ -521,8 +485,8 @@ def derive_trtexec_safe(version_dir: Path) -> list[FlagRow]:
 
 # --------------------------------------------------------------------------- tables
 
-def _with_removed(rows: list[FlagRow], previous: list[FlagRow] | None,
-                  previous_version: str) -> list[FlagRow]:
+def _with_removed(rows: list[FlagSpec], previous: list[FlagSpec] | None,
+                  previous_version: str) -> list[FlagSpec]:
     if previous is None:
         return rows
     have = {r.key for r in rows}
@@ -533,7 +497,7 @@ def _with_removed(rows: list[FlagRow], previous: list[FlagRow] | None,
     return rows + removed
 
 
-def _apply_deltas(rows: list[FlagRow], tool: str, version: str) -> tuple[list[FlagRow], list]:
+def _apply_deltas(rows: list[FlagSpec], tool: str, version: str) -> tuple[list[FlagSpec], list]:
     applied = []
     rows = [replace(r) for r in rows]
     for delta in DELTAS:
@@ -555,9 +519,9 @@ def derive_all(reference: Path) -> dict[str, dict[str, Any]]:
     derive = {"trtexec": derive_trtexec, "trtexec_safe": derive_trtexec_safe}
     out: dict[str, dict[str, Any]] = {}
     for tool in TOOLS:
-        previous: list[FlagRow] | None = None
+        previous: list[FlagSpec] | None = None
         previous_version = ""
-        base: list[FlagRow] = []
+        base: list[FlagSpec] = []
         for version in SOURCE_VERSIONS:
             rows = _with_removed(derive[tool](reference / version), previous, previous_version)
             out[f"{tool}-{version}.json"] = _table(
@@ -577,7 +541,7 @@ def _sources(reference: Path, tool: str, version: str) -> list[str]:
     return [f"tensorrt-oss/{version}/{SAMPLE_OPTIONS}", f"tensorrt-oss/{header.as_posix()}"]
 
 
-def _table(tool: str, version: str, rows: list[FlagRow], sources: list[str],
+def _table(tool: str, version: str, rows: list[FlagSpec], sources: list[str],
            deltas: list[dict[str, Any]]) -> dict[str, Any]:
     return {"schema": SCHEMA, "tool": tool, "version": version, "derived_from": sources,
             "deltas": deltas, "generator": "python -m trtsafe_lab.trtexec._tables.derive",
