@@ -100,3 +100,17 @@ def test_real_trtexec_safe_parser_model() -> None:
     assert crash.exit_code == -6 and "what():  stoi" in crash.stderr_extra[-1]
     assert not real_parse(load_table("trtexec_safe", V1016), ["--loadEngine=a",
                                                               "--noCudaGraph"]).accepted
+
+
+def test_build_form_runs_the_same_flag_checks(monkeypatch: pytest.MonkeyPatch,
+                                              tmp_path) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("ipywidgets")
+    from trtsafe_lab.widgets import BuildForm
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # no trtexec here
+    form = BuildForm(tmp_path / "runs")
+    form.extra.value = "--verbos"
+    assert "unknown-flag" in form.preview.value and "did you mean --verbose" in form.preview.value
+    assert not form.can_run
+    form.extra.value = "--iterations=ten"
+    assert "flag-value-kind" in form.preview.value

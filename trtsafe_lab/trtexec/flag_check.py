@@ -122,7 +122,10 @@ class RealParse:
     exits 0; else it stops: ``exit_code`` (1, or ``-6`` for trtexec_safe's uncaught ``std::stoi``
     exception, which aborts) and ``errors``: the error lines without the log timestamp
     (``[E] Unknown option: --frobnicate ``); ``warnings`` likewise. ``failed_banner``: the tool
-    prints ``&&&& FAILED`` (trtexec's uncaught exceptions).
+    prints ``&&&& FAILED`` (trtexec's uncaught exceptions). Modelled: unknown and left-over
+    (repeated) options, value conversions, "Model missing", load+save together; not modelled:
+    the other cross-flag checks of ``AllOptions::parse``. With several problems, trtexec reports
+    the first in its parser's order, which may differ from the one reported here (argv order).
     """
 
     accepted: bool
