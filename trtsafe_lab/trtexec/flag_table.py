@@ -99,6 +99,8 @@ class FlagTable:
         """``trtexec 11.4 table (from ...)``: what a finding was checked against."""
         note = "" if self.exact else f"; nearest table to {self.requested}"
         sources = ", ".join(self.derived_from)
+        if self.deltas:
+            sources += f" + {len(self.deltas)} migration-guide change(s)"
         return f"{self.tool} {_short(self.version)} flag table ({sources}{note})"
 
     def frame(self) -> Any:
