@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 import tensorrt_api
+from conftest import corpus_root
 
 API = tensorrt_api.load()
-NAMES_FILE = Path(__file__).resolve().parents[2] / "shared" / "reference" / \
-    "tensorrt-11.4-python-names.txt"
+NAMES_FILE = corpus_root().parent / "reference" / "tensorrt-11.4-python-names.txt"
 # Members of classes whose binding is not in the reference sources, from the 11.4 names list.
 UNSOURCED = {"OnnxParser": {"parse_from_file", "parse", "num_errors", "get_error",
                             "clear_errors"}}
