@@ -16,16 +16,15 @@ NOT verified with a real trtexec / trtexec_safe: tested with labelled test doubl
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from trtsafe_lab.profile.rundir import MANIFEST, SCHEMA, TIMING
+from trtsafe_lab.profile.rundir import TIMING
 from trtsafe_lab.profile.safe_summary import parse_safe_log
 from trtsafe_lab.profile.summary import parse_summary
-from trtsafe_lab.rundir import staged_run_dir
+from trtsafe_lab.rundir import staged_run_dir, write_run_manifest
 from trtsafe_lab.trtexec.flag_table import load_table
 from trtsafe_lab.trtexec.options import TrtexecCommand, parse_flags
 from trtsafe_lab.trtexec.rules import enforce
@@ -141,13 +140,11 @@ def run_trtexec(
         except ValueError:
             perf = None
         final_argv = [a.replace(str(tmp), str(final)) for a in argv]
-        manifest = {"schema": SCHEMA, "name": name, "executor": {"executor": executable},
-                    "command": final_argv, "returncode": result.returncode,
-                    "trt_version": str(version), "rule_warnings": warnings,
-                    "performance_summary": perf, "statistics": STATS_PER_ITERATION,
-                    "timing": {"use_graph": use_graph},
-                    "created_utc": _now()}
-        (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1))
+        write_run_manifest(tmp, "trtexec-profile", name, {
+            "executor": {"executor": executable}, "command": final_argv,
+            "returncode": result.returncode, "trt_version": str(version),
+            "rule_warnings": warnings, "performance_summary": perf,
+            "statistics": STATS_PER_ITERATION, "timing": {"use_graph": use_graph}})
     return final
 
 
@@ -212,13 +209,11 @@ def run_trtexec_safe(
             statistics = STATS_SUMMARY_ONLY
             records = [_median_record(r, i) for i, r in enumerate(repeats, 1)]
         (tmp / TIMING).write_text(json.dumps(records))
-        manifest = {"schema": SCHEMA, "name": name,
-                    "executor": {"executor": executable, "tool": "trtexec_safe"},
-                    "command": argv, "trt_version": str(version), "rule_warnings": warnings,
-                    "statistics": statistics, "repeat": repeat, "repeats": repeats,
-                    "performance_summary": repeats[-1],
-                    "timing": {"use_graph": use_graph}, "created_utc": _now()}
-        (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1))
+        write_run_manifest(tmp, "trtexec-profile", name, {
+            "executor": {"executor": executable, "tool": "trtexec_safe"}, "command": argv,
+            "trt_version": str(version), "rule_warnings": warnings, "statistics": statistics,
+            "repeat": repeat, "repeats": repeats, "performance_summary": repeats[-1],
+            "timing": {"use_graph": use_graph}})
     return final
 
 
@@ -233,7 +228,3 @@ def _median_record(summary: dict[str, Any], index: int) -> dict[str, float]:
     medians = {row["metric"]: row["median_ms"] for row in summary["table"]}
     return {"computeMs": medians["gpu_compute_time"], "latencyMs": medians["host_time"],
             "enqueueMs": medians["enqueue_time"], "repeat": index, "summaryMedian": 1}
-
-
-def _now() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
