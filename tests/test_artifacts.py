@@ -14,9 +14,13 @@ from pathlib import Path
 import pytest
 from builds_support import build_shared_object
 
-from trtsafe_lab._elf import ElfError, read_elf_header
+from trtsafe_lab._elf import ElfError, read_elf
 from trtsafe_lab.artifacts import PairError, SafeEnginePair, check_runtime_path
 from trtsafe_lab.cli import main
+from trtsafe_lab.rundir import PairRun, load_run
+
+# Test data standing in for a serialized engine (binary, as real engines are; not TensorRT's).
+ENGINE_BYTES = b"test engine, not TensorRT\0" + bytes(range(256))
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +41,7 @@ def elf_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def pair(tmp_path: Path, elf_dir: Path) -> SafeEnginePair:
     engine = tmp_path / "deploy dir" / "net.engine"
     engine.parent.mkdir()
-    engine.write_bytes(b"engine bytes (test data, not a TensorRT engine)")
+    engine.write_bytes(ENGINE_BYTES)
     shutil.copyfile(elf_dir / "x86.so", f"{engine}.so")
     made = SafeEnginePair.of(engine)
     made.write_manifest("11.4.0", ["trtexec", "--safe", f"--saveEngine={engine}"])
@@ -45,12 +49,12 @@ def pair(tmp_path: Path, elf_dir: Path) -> SafeEnginePair:
 
 
 def test_elf_header_of_real_files(elf_dir: Path) -> None:
-    so = read_elf_header(elf_dir / "x86.so")
+    so = read_elf(elf_dir / "x86.so")
     assert (so.type_name, so.machine_name, so.elf_class) == ("ET_DYN", "x86_64", 64)
-    assert read_elf_header(elf_dir / "aarch64.so").machine_name == "aarch64"
-    assert read_elf_header(elf_dir / "obj.o").type_name == "ET_REL"
+    assert read_elf(elf_dir / "aarch64.so").machine_name == "aarch64"
+    assert read_elf(elf_dir / "obj.o").type_name == "ET_REL"
     with pytest.raises(ElfError, match="not an ELF"):
-        read_elf_header(Path(__file__))
+        read_elf(Path(__file__))
 
 
 def test_sound_pair_and_manifest_fields(pair: SafeEnginePair) -> None:
@@ -73,7 +77,7 @@ def test_missing_and_empty_files(tmp_path: Path) -> None:
 
 def test_wrong_machine_and_wrong_type(tmp_path: Path, elf_dir: Path) -> None:
     engine = tmp_path / "a.engine"
-    engine.write_bytes(b"x")
+    engine.write_bytes(ENGINE_BYTES)
     arm = SafeEnginePair(engine, elf_dir / "aarch64.so")
     assert arm.validate(target="aarch64") == []
     assert any("built for aarch64, expected x86_64" in p for p in arm.validate())
@@ -98,7 +102,11 @@ def test_runtime_path_must_be_absolute() -> None:
 def test_package_is_atomic_and_relocatable(pair: SafeEnginePair, tmp_path: Path) -> None:
     dest = pair.package(tmp_path / "ship it")
     names = sorted(p.name for p in dest.iterdir())
-    assert names == ["net.engine", "net.engine.pair.json", "net.engine.so"]
+    assert names == ["manifest.json", "net.engine", "net.engine.pair.json", "net.engine.so"]
+    record = load_run(dest)  # a run directory of kind pair
+    assert isinstance(record, PairRun) and record.verify() == []
+    assert (record.engine, record.companion_so) == (dest / "net.engine", dest / "net.engine.so")
+    assert record.pair_manifest == dest / "net.engine.pair.json"
     moved = SafeEnginePair.of(dest / "net.engine")
     assert moved.validate(manifest=dest / "net.engine.pair.json") == []
     with pytest.raises(PairError, match="already exists"):
@@ -112,7 +120,7 @@ def test_package_refuses_engine_without_so(pair: SafeEnginePair, tmp_path: Path)
     assert list(tmp_path.glob("*ship*")) == []  # no folder, no partial left
 
 
-def test_package_cleans_up_when_a_copy_fails(
+def test_package_keeps_a_marked_partial_when_a_copy_fails(
     pair: SafeEnginePair, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     real_copy = shutil.copyfile
@@ -127,7 +135,10 @@ def test_package_cleans_up_when_a_copy_fails(
     monkeypatch.setattr(shutil, "copyfile", copy_then_disk_full)
     with pytest.raises(OSError, match="No space"):
         pair.package(tmp_path / "ship")
-    assert [p.name for p in tmp_path.iterdir() if "ship" in p.name] == []
+    # staged like every run: no `ship`, the partial kept with the reason
+    assert [p.name for p in tmp_path.iterdir() if "ship" in p.name] == [".ship.partial"]
+    note = json.loads((tmp_path / ".ship.partial" / "INCOMPLETE.json").read_text())
+    assert "No space" in note["detail"]
 
 
 def test_verify_pair_cli(pair: SafeEnginePair, capsys: pytest.CaptureFixture[str],
