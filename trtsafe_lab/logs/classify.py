@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from trtsafe_lab.logs.layer_names import SAFETY, line_names
+from trtsafe_lab.logs.name_grammar import leading_name, positional_names, tensor_names
 from trtsafe_lab.logs.records import Record
 
 ERRORISH = frozenset({"error", "internal_error", "critical"})
@@ -21,14 +22,16 @@ REPORTED = ERRORISH | {"warning", ""}
 
 # --- ONNX parser blocks ----------------------------------------------------------------------
 _PARSE_HEADER = re.compile(
-    r"While parsing node number (?P<index>-?\d+) \[(?P<op>[^\]\s]*)(?: -> \"(?P<out>.*)\")?\]"
+    r"While parsing node number (?P<index>-?\d{1,12}) \[(?P<op>[^\]\s]{0,200})"
+    r"(?: -> \"(?P<out>[^\"]{0,4096})\")?\]"
 )
 _DUMP_NAME = re.compile(r'^name: "(?P<name>.*)"\s*$')
 _IMPORTER_NODE = re.compile(
     r"ModelImporter\.cpp:\d+: (?P<name>.{1,1024}?) \[(?P<op>\w+)\] inputs: "
 )
 _PARSER_ERROR = re.compile(
-    r"ERROR: \S*(?:ModelImporter|importers?|onnxOpCheckers|onnx2trt\w*)\.cpp:\d+ In function \w+:"
+    r"(?:ModelImporter|importers?|onnxOpCheckers|onnx2trt\w{0,40})\.cpp:\d{1,9}"
+    r" In function \w{1,200}:"
     r"|(?:^|\s)In function import\w+:|In node -?\d+ \(\w+\): [A-Z_]+:|INVALID_NODE|UNSUPPORTED_NODE"
 )
 
@@ -72,7 +75,7 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "shape",
         re.compile(
             r"IShuffleLayer applied|broadcast dimensions|dimensions not compatible|Shape Error"
-            r"|reshape would change volume|reshaping failed"
+            r"|reshape would change volume|reshaping failed|kernel weights"
         ),
     ),
     (
@@ -165,6 +168,8 @@ class ParseState:
     in_dump: bool = False
     dump_depth: int = 0
     previous_importer_node: str = ""
+    header_line: int = 0
+    header_text: str = ""
 
 
 @dataclass
@@ -190,7 +195,20 @@ class Facts:
     phase: str
     fatal: bool
     findings: list[Finding] = field(default_factory=list)
+    tensors: list[str] = field(default_factory=list)  # tensor names the message mentions
     framing: bool = False  # an ONNX-parser node header or NodeProto dump, context for an error
+    abandoned_block: BlockFinding | None = None  # an earlier node block no error followed
+
+
+@dataclass(frozen=True)
+class BlockFinding:
+    """The node of an ONNX-parser block (``While parsing node number N [Op -> "out"]`` and its
+    NodeProto dump) that no parser error followed: the parser prints the block only when the
+    node fails, so the block alone blames it."""
+
+    layer: str
+    line: int
+    message: str
 
 
 def _category(message: str) -> str:
@@ -231,11 +249,13 @@ def _location(message: str) -> tuple[str, str]:
     return ("", api.group("func")) if api else ("", "")
 
 
-def _update_block(state: ParseState, text: str) -> None:
+def _update_block(state: ParseState, text: str, line_no: int) -> None:
     header = _PARSE_HEADER.search(text)
     if header is not None:
         state.header_seen = True
         state.header_output = header.group("out") or ""
+        state.header_line = line_no
+        state.header_text = header.group(0)
         state.dump_name = ""
         state.in_dump = False
         return
@@ -257,6 +277,13 @@ def _update_block(state: ParseState, text: str) -> None:
         state.dump_depth = max(state.dump_depth, 0)
 
 
+def open_block(state: ParseState) -> BlockFinding | None:
+    """The open node block's finding: the node named by its NodeProto dump, if any."""
+    if not state.header_seen or not state.dump_name:
+        return None
+    return BlockFinding(state.dump_name, state.header_line, state.header_text)
+
+
 def _reset_block(state: ParseState) -> None:
     state.header_seen = False
     state.header_output = ""
@@ -271,6 +298,39 @@ def _dump_text(text: str) -> str:
         _, _, after = rest.partition(": ")
         return after
     return text
+
+
+_API_NAME = re.compile(r"(?:nvinfer1::)?I[A-Z]\w{0,80}::")  # IBuilder::buildSerializedNetwork
+_ENUM_NAME = re.compile(r"[A-Z][A-Z0-9_]{0,80}$")  # UNSUPPORTED_STATE, INVALID_NODE
+
+
+def _reportable_without_names(severity: str, category: str) -> bool:
+    if severity in ERRORISH:
+        return True
+    return severity in ("warning", "") and category in WARNING_CATEGORIES
+
+
+def _grammar_names(record: Record, findings: list[Finding], seen: set[str]) -> list[str]:
+    """Add the names standing where TensorRT's grammar puts layers; return tensor names.
+
+    See :mod:`trtsafe_lab.logs.name_grammar`. A name also mentioned as a tensor is a tensor.
+    """
+    tensors: list[str] = []
+    for line_no, text in record.lines:
+        for tensor in tensor_names(text):
+            if tensor not in tensors:
+                tensors.append(tensor)
+        candidates = positional_names(text)
+        leading = leading_name(text)
+        if leading:
+            candidates.append(leading)
+        for name in candidates:
+            if _API_NAME.match(name) or _ENUM_NAME.match(name):
+                continue
+            if name not in tensors and not any(name in found for found in seen):
+                seen.add(name)
+                findings.append(Finding(name, line_no))
+    return tensors
 
 
 def marker_phase(text: str) -> str:
@@ -293,14 +353,16 @@ def examine(record: Record, state: ParseState) -> Facts:
             state.phase = marker_phase(text) or state.phase
     findings: list[Finding] = []
     seen: set[str] = set()
+    abandoned: BlockFinding | None = None
     first = _dump_text(record.lines[0][1]) if record.lines else ""
     framing = state.in_dump or _PARSE_HEADER.search(first) is not None or first.strip() in (
         "--- Begin node ---",
         "--- End node ---",
     )
+    before = open_block(state) if record.hit else None
     for index, (line_no, text) in enumerate(record.lines):
         if record.hit:
-            _update_block(state, _dump_text(text) if index == 0 else text)
+            _update_block(state, _dump_text(text) if index == 0 else text, line_no)
         for name, category in line_names(text):
             if name not in seen:
                 seen.add(name)
@@ -317,11 +379,19 @@ def examine(record: Record, state: ParseState) -> Facts:
             if fallback:
                 findings.append(Finding(fallback, record.line))
         _reset_block(state)
+    elif before is not None and (not framing or _PARSE_HEADER.search(message)):
+        # A node block that no parser error followed: the reason line was cut or lost.
+        abandoned = before
+        if not framing:
+            _reset_block(state)
     state.previous_importer_node = importer.group("name") if importer else ""
 
     category = _category(message)
     if parser_error and category not in ("parser-unsupported", "parser-error"):
         category = "parser-error"
+    tensors: list[str] = []
+    if record.hit and not framing and _reportable_without_names(prefix.severity, category):
+        tensors = _grammar_names(record, findings, seen)
     runtime_content = record.hit and _RUNTIME_CONTENT.search(message) is not None
     phase = _PHASE_BY_CATEGORY.get(category, "")
     if category == "tactic-out-of-memory" and (state.phase == "runtime" or runtime_content):
@@ -358,7 +428,9 @@ def examine(record: Record, state: ParseState) -> Facts:
         phase=phase,
         fatal=fatal,
         findings=findings,
+        tensors=tensors,
         framing=framing and not parser_error,
+        abandoned_block=abandoned,
     )
 
 

@@ -20,6 +20,7 @@ NAMES = "names"  # layer / node names the record mentions as failing (tuple of s
 
 LAYER = "layer"  # the failing layer / ONNX node name exactly as printed ("" when none is named)
 MEMBERS = "members"  # names inside a fused layer or ForeignNode range (tuple of str)
+TENSORS = "tensors"  # tensor names the finding's message mentions (tuple of str; not layers)
 FATAL = "fatal"  # True when the finding stops the parse, build or run it occurred in
 CATEGORY = "category"  # no-implementation, tactic-out-of-memory, parser-unsupported, shape, ...
 PHASE = "phase"  # parse, build, tactic or runtime
@@ -59,6 +60,7 @@ FAILURE_COLUMNS: tuple[str, ...] = (
     LOCATION,
     FUNCTION,
     MESSAGE,
+    TENSORS,
 )
 
 ONNX_COLUMNS: tuple[str, ...] = (ONNX_OP, ONNX_INDEX, ONNX_NODES)

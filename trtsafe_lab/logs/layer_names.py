@@ -22,7 +22,6 @@ MAX_MATCHES = 64  # findings of one kind read from one line
 
 _NO_IMPL = re.compile(r"[Cc]ould not find any implementation for node ")
 _NO_TACTIC = re.compile(r"No tactic available for (?:node|layer) ")
-_AUTOTUNER_LAYERS = re.compile(r"no tactics to implement operation.*?layers=(?=\[)", re.DOTALL)
 _ONNX_LAYER = re.compile(r"ONNX Layer: ")
 _SHAPE_PHRASE = re.compile(
     r": (?:IShuffleLayer applied to shape tensor|dimensions not compatible for elementwise"
@@ -39,9 +38,7 @@ _DLA_FALLBACK = (
     re.compile(r"Validation failed for DLA layer: (?P<name>.{1,1024}?)\. Switching to GPU"),
 )
 _GET_BEST_TACTIC = re.compile(r"(?:GPU|[Cc]uda) error during getBestTactic: (?P<rest>.+)$")
-_INVALID_NODE = re.compile(r"Invalid Node - (?P<name>.+?)\s*$")
 _IN_NODE_NAMED = re.compile(r"In node -?\d{1,9} with name: (?P<name>.{1,1024}?) and operator: ")
-_NODE_NAME_CALL = re.compile(r"error\.node_name\(\) = '(?P<name>.+)'\s*$")
 SAFETY = re.compile(r"[Ss]afety[ -]scope|kSAFETY|[Ss]afety[ -]certified|EngineCapability::kSAFETY")
 _QUOTED_LAYER = re.compile(r"[Ll]ayer '(?P<name>[^']{1,4096})'")
 
@@ -62,10 +59,10 @@ def _shape_names(text: str) -> list[str]:
 
 
 def _autotuner_names(text: str) -> list[str]:
-    match = _AUTOTUNER_LAYERS.search(text)
-    if match is None:
+    operation = text.find("no tactics to implement operation")
+    start = text.find("layers=[", operation) + len("layers=") if operation >= 0 else -1
+    if start < len("layers="):
         return []
-    start = match.end()
     depth = 0
     end = len(text)
     for index in range(start, len(text)):
@@ -112,19 +109,19 @@ def line_names(text: str) -> list[tuple[str, str]]:
         tactic = _GET_BEST_TACTIC.search(text)
         if tactic:
             out.append((_best_tactic_name(tactic.group("rest")), "tactic-failure"))
-    if "Invalid Node - " in text:
-        invalid = _INVALID_NODE.search(text)
-        if invalid:
-            out.append((invalid.group("name"), "parser-error"))
+    invalid = text.find("Invalid Node - ")
+    if invalid >= 0:
+        out.append((text[invalid + len("Invalid Node - ") :].rstrip(), "parser-error"))
     if "with name: " in text:
         unsupported = "UNSUPPORTED" in text or "not found" in text
         for match in itertools.islice(_IN_NODE_NAMED.finditer(text), MAX_MATCHES):
             category = "parser-unsupported" if unsupported else "parser-error"
             out.append((match.group("name"), category))
-    if "node_name()" in text:
-        called = _NODE_NAME_CALL.search(text)
-        if called:
-            out.append((called.group("name"), "parser-error"))
+    called = text.find("error.node_name() = '")
+    if called >= 0:
+        rest = text[called + len("error.node_name() = '") :].rstrip()
+        if rest.endswith("'"):
+            out.append((rest[:-1], "parser-error"))
     if SAFETY.search(text):
         quoted = itertools.islice(_QUOTED_LAYER.finditer(text), MAX_MATCHES)
         out.extend((m.group("name"), "safety-scope") for m in quoted)

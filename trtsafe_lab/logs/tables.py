@@ -13,6 +13,8 @@
 ``failures`` — one row per layer-level finding (a record that blames no layer but is an error,
 or a known kind of warning, gives one row with an empty layer):
     layer (exactly as printed), members (tuple: names inside a fused layer / ForeignNode range),
+    tensors (tuple: tensor names the message mentions, ``tensor X`` / ``Tensor 'X'``; a tensor
+    is not a layer, so these never appear in ``layer``),
     severity, fatal (bool: stops the parse, build or run), category, error_code, error_name,
     error_enum,
     phase, line (where the finding is printed), source, location, function, message.

@@ -1,0 +1,181 @@
+"""Where a layer or tensor name can stand in a TensorRT message, and how far it runs.
+
+TensorRT and the tools around it print names in a few grammatical positions, whatever the
+message says about them:
+
+- after ``node`` / ``layer`` in ``for node X``, ``at layer X``, ``on layer X`` (:data:`AFTER_WORD`);
+- at the start of a message or of a parenthesised reason, followed by ``": "``:
+  ``Error Code 4: Internal Error (/model/Concat: all concat input tensors ...)``,
+  ``[E] 3: conv1: kernel weights has count 0 ...`` (:func:`leading_name`);
+- DLA notices ``Splitting DLA subgraph at: X because ...``, ``Switching to GPU for layer X``;
+- a tensor after ``tensor`` / ``Tensor`` (quoted or not): such names go to the ``tensors`` column,
+  a tensor is not a layer (:func:`tensor_names`).
+
+A name there is read by :func:`name_token`, which knows the shapes names take: fused names
+joined by `` + ``, ``{ForeignNode[...]}`` and ``PWN(...)`` groups, ``(Unnamed Layer* 12)
+[Shuffle]``, torch2trt's ``[CONVOLUTION #1] torch.nn.Conv2d.forward(...)``, ONNX names with
+``::``, ``/`` and dots. It walks the text once, so every function here is linear in the line.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+MAX_NAME_CHARS = 4096
+MAX_MATCHES = 64
+
+AFTER_WORD = re.compile(r"\b(?:for|at|on|in) (?:the )?(?:node|layer):? ")
+_SPLIT_DLA = re.compile(r"Splitting DLA subgraph at: ")
+_TORCH2TRT = re.compile(r"\[[A-Z][A-Z0-9_]{0,40} #\d{1,9}\] ")
+_UNNAMED = re.compile(r"\(Unnamed Layer\* \d{1,9}\) \[[\w ]{1,40}\]")
+_LOCATION = re.compile(r"\[[^\]\s]{1,300}(?:::|\.(?:cpp|cc|cu|h|hpp):)[^\]\s]{0,300}\] ")
+_CODE_PREFIX = re.compile(r"(?:\d{1,3}: |Error\[\d{1,3}\]: )")
+_REASON_OPEN = re.compile(r"Error Code \d{1,9}: [A-Za-z][\w ]{0,60}? \(")
+_TENSOR = re.compile(r"\b[Tt]ensors?:? (?:named )?(?=['\"(]|[^\s'\"]{0,4096}[/_.:\d])")
+_SOURCE_FILE = re.compile(r"\.(?:cpp|cc|cu|h|hpp|py)(?::\d+)?$")
+_NUMBERISH = re.compile(r"^(?:0x[0-9a-fA-F]+|[\d.,:x*-]+)$")
+_CLOSERS = {"(": ")", "[": "]", "{": "}"}
+_TRAILING = ".,;:'\""
+
+
+def _balanced(text: str, start: int, end: int) -> int:
+    """Index just past the group opening at ``text[start]`` (one of ``([{``), or -1."""
+    stack: list[str] = []
+    for index in range(start, end):
+        char = text[index]
+        if char in _CLOSERS:
+            stack.append(_CLOSERS[char])
+        elif char in ")]}":
+            if not stack or stack[-1] != char:
+                return -1
+            stack.pop()
+            if not stack:
+                return index + 1
+    return -1
+
+
+def _atom_end(text: str, start: int, end: int) -> int:
+    """End of one name atom starting at ``start`` (== start when none)."""
+    torch = _TORCH2TRT.match(text, start, end)
+    if torch is not None:
+        # "[CONVOLUTION #1] torch.nn.Conv2d.forward(...)": the call's parentheses end it.
+        opened = text.find("(", torch.end(), end)
+        gap = text[torch.end() : opened] if opened > 0 else " "
+        if opened > 0 and " " not in gap:
+            closed = _balanced(text, opened, end)
+            if closed > 0:
+                return closed
+        return start
+    unnamed = _UNNAMED.match(text, start, end)
+    index = unnamed.end() if unnamed is not None else start  # "(Unnamed Layer* 0) [X]_output"
+    while index < end:
+        char = text[index]
+        if char.isspace():
+            break
+        if char in _CLOSERS:
+            closed = _balanced(text, index, end)
+            if closed < 0:
+                break
+            index = closed
+            continue
+        if char in ")]}":
+            break
+        if char == ":" and (index + 1 == end or text[index + 1].isspace()):
+            break
+        index += 1
+    return index
+
+
+def name_token(text: str, start: int, limit: int = MAX_NAME_CHARS) -> str:
+    """The name that starts at ``text[start]`` ("" when none): atoms joined by `` + ``."""
+    end = min(len(text), start + limit)
+    position = start
+    name_end = start
+    while position < end:
+        atom = _atom_end(text, position, end)
+        if atom == position:
+            break
+        name_end = atom
+        if text.startswith(" + ", atom) and atom + 3 < end:
+            position = atom + 3
+            continue
+        break
+    name = text[start:name_end]
+    while name and name[-1] in _TRAILING and not name.endswith(".."):
+        name = name[:-1]
+    return name
+
+
+def looks_like_name(name: str) -> bool:
+    """A token that can be a layer name rather than a word of the sentence.
+
+    Structured names (fused, ForeignNode, Unnamed, torch2trt) always are; a plain token must
+    carry a character prose does not (``/ _ . : [ (`` or a digit) and not be a number, an
+    address or a source file.
+    """
+    if not name or len(name) > MAX_NAME_CHARS:
+        return False
+    if name[0] in "{[(" or " + " in name or name.startswith("PWN("):
+        return True
+    if _NUMBERISH.match(name) or _SOURCE_FILE.search(name):
+        return False
+    return any(char in "/_.:[(" or char.isdigit() for char in name)
+
+
+def _leading_at(text: str, start: int) -> str:
+    location = _LOCATION.match(text, start)
+    if location is not None:
+        start = location.end()
+    name = name_token(text, start)
+    after = start + len(name)
+    if text.startswith(":", after) and looks_like_name(name):
+        return name
+    return ""
+
+
+def leading_name(text: str) -> str:
+    """``X`` of a message ``[N: ][location ]X: reason`` or of a reason ``(... (X: reason)``."""
+    start = 0
+    code = _CODE_PREFIX.match(text)
+    if code is not None:
+        start = code.end()
+    found = _leading_at(text, start)
+    if found:
+        return found
+    opened = _REASON_OPEN.search(text)
+    return _leading_at(text, opened.end()) if opened is not None else ""
+
+
+def positional_names(text: str) -> list[str]:
+    """Names standing after ``node`` / ``layer`` and in DLA subgraph splits."""
+    found: list[str] = []
+    if "node" in text or "layer" in text:
+        for match in itertools.islice(AFTER_WORD.finditer(text), MAX_MATCHES):
+            name = name_token(text, match.end())
+            at_end = match.end() + len(name) >= len(text.rstrip(". "))
+            if looks_like_name(name) or (name and at_end):
+                found.append(name)
+    if "DLA subgraph" in text:
+        for match in itertools.islice(_SPLIT_DLA.finditer(text), MAX_MATCHES):
+            name = name_token(text, match.end())
+            if name:
+                found.append(name)
+    return found
+
+
+def tensor_names(text: str) -> list[str]:
+    """Tensor names a message mentions (``tensor X``, ``Tensor 'X'``)."""
+    found: list[str] = []
+    if "ensor" not in text:
+        return found
+    for match in itertools.islice(_TENSOR.finditer(text), MAX_MATCHES):
+        start = match.end()
+        if text[start] in "'\"":
+            close = text.find(text[start], start + 1, start + 1 + MAX_NAME_CHARS)
+            name = text[start + 1 : close] if close > 0 else ""
+        else:
+            name = name_token(text, start)
+        if name and (looks_like_name(name) or text[start] in "'\""):
+            found.append(name)
+    return found
