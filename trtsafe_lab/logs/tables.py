@@ -17,7 +17,9 @@ or a known kind of warning, gives one row with an empty layer):
     is not a layer, so these never appear in ``layer``),
     severity, fatal (bool: stops the parse, build or run), category, error_code, error_name,
     error_enum,
-    phase, line (where the finding is printed), source, location, function, message.
+    phase, line (where the finding is printed), source, location, function, message,
+    explanation_id (the curated explanation of the row, :mod:`trtsafe_lab.logs.explanations`;
+    "" when none applies).
 
 ``summary`` — failure rows counted by category, phase and layer: count, fatal_count.
 """
@@ -50,10 +52,17 @@ def events_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
 
 
 def failures_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
-    """The failures table (columns in :data:`~trtsafe_lab.logs.columns.FAILURE_COLUMNS`)."""
+    """The failures table (columns in :data:`~trtsafe_lab.logs.columns.FAILURE_COLUMNS`).
+
+    ``explanation_id`` is filled here from :mod:`trtsafe_lab.logs.explanations`.
+    """
+    from trtsafe_lab.logs.explanations import explanation_ids
+
     rows = list(rows)
     extra = tuple(c for c in C.ONNX_COLUMNS if rows and c in rows[0])
-    return _frame(rows, C.FAILURE_COLUMNS + extra)
+    frame = _frame(rows, C.FAILURE_COLUMNS + extra)
+    frame[C.EXPLANATION_ID] = explanation_ids(frame) if len(frame) else pd.Series(dtype=object)
+    return frame
 
 
 def summarize(failures: pd.DataFrame) -> pd.DataFrame:
