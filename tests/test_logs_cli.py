@@ -14,9 +14,9 @@ from trtsafe_lab.logs.failures_demo import EXAMPLES
 LOG = EXAMPLES / "trt11-safe-build-no-tactic.log"
 
 
-def test_json_is_an_array_of_failure_rows(capsys: pytest.CaptureFixture[str]) -> None:
+def test_json_envelope_holds_the_failure_rows(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["failures", str(LOG), "--format", "json"]) == 0
-    rows = json.loads(capsys.readouterr().out)
+    rows = json.loads(capsys.readouterr().out)["failures"]
     assert isinstance(rows, list) and rows
     assert set(columns.FAILURE_COLUMNS) <= set(rows[0])
     foreign = [row for row in rows if row["layer"].startswith("{ForeignNode")]
@@ -64,6 +64,6 @@ def test_onnx_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
 
     model = demo_model(tmp_path / "m.onnx")
     assert main(["failures", str(LOG), "--onnx", str(model), "--format", "json"]) == 0
-    rows = json.loads(capsys.readouterr().out)
+    rows = json.loads(capsys.readouterr().out)["failures"]
     softmax = next(row for row in rows if row["layer"] == "/head/attn/Softmax")
     assert (softmax["onnx_op"], softmax["onnx_index"]) == ("Softmax", 9)

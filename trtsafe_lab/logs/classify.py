@@ -14,7 +14,12 @@ import re
 from dataclasses import dataclass, field
 
 from trtsafe_lab.logs.layer_names import SAFETY, line_names
-from trtsafe_lab.logs.name_grammar import leading_name, positional_names, tensor_names
+from trtsafe_lab.logs.name_grammar import (
+    cut_short,
+    leading_name,
+    positional_names,
+    tensor_names,
+)
 from trtsafe_lab.logs.records import Record
 
 ERRORISH = frozenset({"error", "internal_error", "critical"})
@@ -27,12 +32,14 @@ _PARSE_HEADER = re.compile(
 )
 _DUMP_NAME = re.compile(r'^name: "(?P<name>.*)"\s*$')
 _IMPORTER_NODE = re.compile(
-    r"ModelImporter\.cpp:\d+: (?P<name>.{1,1024}?) \[(?P<op>\w+)\] inputs: "
+    r"(?:ModelImporter\.cpp:\d{1,9}: |^)(?P<name>[^\s\[][^\n]{0,1023}?)"
+    r" \[(?P<op>\w{1,64})\] inputs: "
 )
 _PARSER_ERROR = re.compile(
     r"(?:ModelImporter|importers?|onnxOpCheckers|onnx2trt\w{0,40})\.cpp:\d{1,9}"
     r" In function \w{1,200}:"
     r"|(?:^|\s)In function import\w+:|In node -?\d+ \(\w+\): [A-Z_]+:|INVALID_NODE|UNSUPPORTED_NODE"
+    r"|^Invalid Node - "
 )
 
 # --- phase markers ---------------------------------------------------------------------------
@@ -45,6 +52,7 @@ _BUILD_MARKER = re.compile(
 )
 _PARSE_MARKER = re.compile(r"Start parsing network model|Input filename:")
 
+_UNTAGGED_ERROR = re.compile(r"Error Code:? \d{1,9}: |\bError\[\d{1,9}\]: ")
 _TACTIC_CONTENT = re.compile(r"Autotuner|[Ss]kipping tactic|computeCosts|getBestTactic")
 _RUNTIME_CONTENT = re.compile(
     r"[Dd]eserializ|Inference set up failed|Got invalid engine|enqueue\w* failed"
@@ -60,6 +68,7 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "parser-unsupported",
         re.compile(
             r"UNSUPPORTED_NODE|No importer registered|Plugin not found|could not find plugin"
+            r"|Unsupported operation|converter rejected"
             r"|In function check\w+:"
         ),
     ),
@@ -72,19 +81,23 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     (
-        "shape",
-        re.compile(
-            r"IShuffleLayer applied|broadcast dimensions|dimensions not compatible|Shape Error"
-            r"|reshape would change volume|reshaping failed|kernel weights"
-        ),
-    ),
-    (
         "dla-fallback",
         re.compile(
             r"falling back to GPU|Switching (?:this layer's device type )?to GPU|GPU fallback"
+            r"|device type to GPU|not supported (?:for|on) DLA|on DLA requires|DLA only supports"
         ),
     ),
-    ("myelin", re.compile(r"[Mm]yelin")),
+    ("myelin", re.compile(r"[Mm]yelin|foreign node optimizations")),
+    ("dla", re.compile(r"\bDLA\b|NVMEDIA_DLA|kDLA")),
+    ("plugin", re.compile(r"[Pp]lugin")),
+    (
+        "shape",
+        re.compile(
+            r"IShuffleLayer applied|broadcast|dimensions not compatible|Shape Error"
+            r"|[Rr]eshap|kernel weights|weights in kernel|\bdimensions?\b|\bshapes?\b"
+            r"|out of bounds access|ISliceLayer|\baxis\b"
+        ),
+    ),
     (
         "tactic-out-of-memory",
         re.compile(
@@ -97,8 +110,6 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "tactic-failure",
         re.compile(r"[Ss]kipping tactic|getBestTactic|timeReformat|backend strategy"),
     ),
-    ("dla", re.compile(r"\bDLA\b|NVMEDIA_DLA|kDLA")),
-    ("plugin", re.compile(r"[Pp]lugin")),
     ("api-usage", re.compile(r"API Usage Error|Parameter check failed")),
     ("runtime-failed", _RUNTIME_CONTENT),
     (
@@ -106,7 +117,7 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"Engine could not be created|Building engine failed|Engine set up failed"
             r"|Failed to create engine|Engine creation failed|[Bb]uild serialized network failed"
-            r"|buildSerializedNetwork|buildEngine|&&&& FAILED"
+            r"|buildSerializedNetwork(?!: )|buildEngine(?!\w*: )|&&&& FAILED"
         ),
     ),
     ("internal-error", re.compile(r"Internal Error|Assertion|[Aa]ssert")),
@@ -170,6 +181,9 @@ class ParseState:
     previous_importer_node: str = ""
     header_line: int = 0
     header_text: str = ""
+    header_category: str = ""  # category of the error just before the header
+    recent_names: list[str] = field(default_factory=list)  # names of the last reported records
+    last_error_category: str = ""
 
 
 @dataclass
@@ -209,6 +223,7 @@ class BlockFinding:
     layer: str
     line: int
     message: str
+    category: str = "parser-error"  # parser-unsupported when an unsupported-op error led to it
 
 
 def _category(message: str) -> str:
@@ -256,6 +271,7 @@ def _update_block(state: ParseState, text: str, line_no: int) -> None:
         state.header_output = header.group("out") or ""
         state.header_line = line_no
         state.header_text = header.group(0)
+        state.header_category = state.last_error_category
         state.dump_name = ""
         state.in_dump = False
         return
@@ -278,10 +294,12 @@ def _update_block(state: ParseState, text: str, line_no: int) -> None:
 
 
 def open_block(state: ParseState) -> BlockFinding | None:
-    """The open node block's finding: the node named by its NodeProto dump, if any."""
-    if not state.header_seen or not state.dump_name:
+    """The open node block's finding: its dump's node name, else the header's output tensor."""
+    name = state.dump_name or state.header_output
+    if not state.header_seen or not name:
         return None
-    return BlockFinding(state.dump_name, state.header_line, state.header_text)
+    category = "parser-unsupported" if state.header_category == "parser-unsupported" else ""
+    return BlockFinding(name, state.header_line, state.header_text, category or "parser-error")
 
 
 def _reset_block(state: ParseState) -> None:
@@ -304,6 +322,37 @@ _API_NAME = re.compile(r"(?:nvinfer1::)?I[A-Z]\w{0,80}::")  # IBuilder::buildSer
 _ENUM_NAME = re.compile(r"[A-Z][A-Z0-9_]{0,80}$")  # UNSUPPORTED_STATE, INVALID_NODE
 
 
+MAX_RECENT_NAMES = 64
+
+
+def _complete_cut_names(
+    record: Record, findings: list[Finding], state: ParseState
+) -> list[Finding]:
+    """Replace a name cut off with its line by the earlier full name it starts, if any.
+
+    ``... Error Code 10: Internal Error (Could not find any implementation for node /model.22/p``
+    (the rest of the line lost) after the same error printed whole names ``/model.22/proto/...``.
+    """
+    texts = dict(record.lines)
+    out: list[Finding] = []
+    names: set[str] = set()
+    for finding in findings:
+        if cut_short(texts.get(finding.line, ""), finding.layer):
+            cut = finding.layer
+            full = next((n for n in state.recent_names if n.startswith(cut) and n != cut), None)
+            if full is not None:
+                finding = Finding(full, finding.line, finding.category)
+        if finding.layer not in names:
+            names.add(finding.layer)
+            out.append(finding)
+    for finding in out:
+        if finding.layer in state.recent_names:
+            state.recent_names.remove(finding.layer)
+        state.recent_names.insert(0, finding.layer)
+    del state.recent_names[MAX_RECENT_NAMES:]
+    return out
+
+
 def _reportable_without_names(severity: str, category: str) -> bool:
     if severity in ERRORISH:
         return True
@@ -324,12 +373,14 @@ def _grammar_names(record: Record, findings: list[Finding], seen: set[str]) -> l
         leading = leading_name(text)
         if leading:
             candidates.append(leading)
+        line_category = _category(text) if candidates else ""
         for name in candidates:
             if _API_NAME.match(name) or _ENUM_NAME.match(name):
                 continue
             if name not in tensors and not any(name in found for found in seen):
                 seen.add(name)
-                findings.append(Finding(name, line_no))
+                # the category its own line implies ("X: inputs must have the same shape")
+                findings.append(Finding(name, line_no, line_category))
     return tensors
 
 
@@ -389,8 +440,11 @@ def examine(record: Record, state: ParseState) -> Facts:
     category = _category(message)
     if parser_error and category not in ("parser-unsupported", "parser-error"):
         category = "parser-error"
+    severity = prefix.severity
+    if not severity and (parser_error or _UNTAGGED_ERROR.search(message)):
+        severity = "error"  # an application printing the ONNX parser's or TensorRT's errors
     tensors: list[str] = []
-    if record.hit and not framing and _reportable_without_names(prefix.severity, category):
+    if record.hit and not framing and _reportable_without_names(severity, category):
         tensors = _grammar_names(record, findings, seen)
     runtime_content = record.hit and _RUNTIME_CONTENT.search(message) is not None
     phase = _PHASE_BY_CATEGORY.get(category, "")
@@ -404,9 +458,6 @@ def examine(record: Record, state: ParseState) -> Facts:
         phase = state.phase
     if category == "tactic-out-of-memory" and phase == "runtime":
         category = "out-of-memory"
-    severity = prefix.severity
-    if not severity and parser_error:
-        severity = "error"  # an application printing the ONNX parser's errors, untagged
     code, code_name = _error_code(record, message)
     location, function = _location(message)
     fatal = (
@@ -415,6 +466,10 @@ def examine(record: Record, state: ParseState) -> Facts:
         and category not in NON_FATAL
         and "kipping tactic" not in message
     )
+    if record.hit and severity in ERRORISH:
+        state.last_error_category = category
+    if record.hit and findings:
+        findings = _complete_cut_names(record, findings, state)
     for finding in findings:
         finding.category = finding.category or category
     return Facts(

@@ -25,13 +25,18 @@ import re
 MAX_NAME_CHARS = 4096
 MAX_MATCHES = 64
 
-AFTER_WORD = re.compile(r"\b(?:for|at|on|in) (?:the )?(?:node|layer):? ")
+AFTER_WORD = re.compile(r"\b(?:for|at|on|in|rejected) (?:the )?(?:node|layer):? ")
 _SPLIT_DLA = re.compile(r"Splitting DLA subgraph at: ")
 _TORCH2TRT = re.compile(r"\[[A-Z][A-Z0-9_]{0,40} #\d{1,9}\] ")
 _UNNAMED = re.compile(r"\(Unnamed Layer\* \d{1,9}\) \[[\w ]{1,40}\]")
 _LOCATION = re.compile(r"\[[^\]\s]{1,300}(?:::|\.(?:cpp|cc|cu|h|hpp):)[^\]\s]{0,300}\] ")
 _CODE_PREFIX = re.compile(r"(?:\d{1,3}: |Error\[\d{1,3}\]: )")
 _REASON_OPEN = re.compile(r"Error Code \d{1,9}: [A-Za-z][\w ]{0,60}? \(")
+_INTERFACE = re.compile(r"I[A-Z][A-Za-z]{0,60}Layer ")
+_TORCH2TRT_ALONE = re.compile(r"\[[A-Z][A-Z0-9_]{0,40} #\d{1,9}\] ")
+_THEN_WORD = re.compile(r" [a-z]{2,40}\b")
+_API_OR_ENUM = re.compile(r"(?:nvinfer1::)?I[A-Z]\w{0,80}::|[A-Z][A-Z0-9_]{0,80}$")
+MAX_CLAUSES = 16  # ": " separators tried per line
 _TENSOR = re.compile(r"\b[Tt]ensors?:? (?:named )?(?=['\"(]|[^\s'\"]{0,4096}[/_.:\d])")
 _SOURCE_FILE = re.compile(r"\.(?:cpp|cc|cu|h|hpp|py)(?::\d+)?$")
 _NUMBERISH = re.compile(r"^(?:0x[0-9a-fA-F]+|[\d.,:x*-]+)$")
@@ -102,6 +107,8 @@ def name_token(text: str, start: int, limit: int = MAX_NAME_CHARS) -> str:
             continue
         break
     name = text[start:name_end]
+    if name.endswith("'s"):
+        name = name[:-2]  # "Where_493's output can not be used as shape tensor"
     while name and name[-1] in _TRAILING and not name.endswith(".."):
         name = name[:-1]
     return name
@@ -123,28 +130,79 @@ def looks_like_name(name: str) -> bool:
     return any(char in "/_.:[(" or char.isdigit() for char in name)
 
 
-def _leading_at(text: str, start: int) -> str:
+def cut_short(text: str, name: str) -> bool:
+    """``name`` ends a line whose ``Error Code N: ... (`` reason never closes: the line was cut
+    (a copy cut short, a search tool's excerpt), so the name may be cut too."""
+    stripped = text.rstrip()
+    if not name or not stripped.endswith(name):
+        return False
+    start = len(stripped) - len(name)
+    return _REASON_OPEN.search(text, max(0, start - 400), start) is not None
+
+
+def looks_like_strong_name(name: str) -> bool:
+    """A token no sentence word looks like: ``Reshape_3``, ``/a/b``, ``onnx::Shape_7``."""
+    if not looks_like_name(name) or name[0] in "[(":
+        return False
+    has_digit = any(char.isdigit() for char in name)
+    return "/" in name or "::" in name or ("_" in name and has_digit)
+
+
+def _leading_at(text: str, start: int, *, strong_then_word: bool) -> str:
+    """The name at ``start`` when it is followed by ``:`` (a ``NAME: reason`` clause).
+
+    With ``strong_then_word``, a strong name followed by a lower-case word also counts
+    (``(ScatterND_213 requires foreign node optimizations ...)``).
+    """
     location = _LOCATION.match(text, start)
     if location is not None:
         start = location.end()
+    interface = _INTERFACE.match(text, start)
+    if interface is not None:
+        start = interface.end()  # "IShuffleLayer Reshape_966: ..."
     name = name_token(text, start)
     after = start + len(name)
+    if not name or text.startswith(': "', after):  # protobuf text ``name: "x"`` is no name
+        return ""
+    if _API_OR_ENUM.match(name):  # "IBuilder::buildSerializedNetwork: ...", "UNSUPPORTED_STATE:"
+        return ""
     if text.startswith(":", after) and looks_like_name(name):
+        return name
+    if after == len(text.rstrip()) and _TORCH2TRT_ALONE.fullmatch(name + " "):
+        return name  # torch2trt prints "[CONCATENATION #13]" alone, the reason on the next line
+    if strong_then_word and _THEN_WORD.match(text, after) and looks_like_strong_name(name):
         return name
     return ""
 
 
 def leading_name(text: str) -> str:
-    """``X`` of a message ``[N: ][location ]X: reason`` or of a reason ``(... (X: reason)``."""
+    """``X`` of ``[N: ][location ]X: reason``, ``... (X: reason)`` or ``prefix: X: reason``.
+
+    Tried at the message start, at the start of an ``Error Code N: Category (`` reason, and
+    after each of the first ``": "`` separators (``kOPT values ... constraints: X: ISlice...``).
+    """
     start = 0
     code = _CODE_PREFIX.match(text)
     if code is not None:
         start = code.end()
-    found = _leading_at(text, start)
+    found = _leading_at(text, start, strong_then_word=True)
     if found:
         return found
     opened = _REASON_OPEN.search(text)
-    return _leading_at(text, opened.end()) if opened is not None else ""
+    if opened is not None:
+        found = _leading_at(text, opened.end(), strong_then_word=True)
+        if found:
+            return found
+    position = start
+    for _ in range(MAX_CLAUSES):
+        position = text.find(": ", position, position + MAX_NAME_CHARS)
+        if position < 0:
+            break
+        position += 2
+        found = _leading_at(text, position, strong_then_word=False)
+        if found:
+            return found
+    return ""
 
 
 def positional_names(text: str) -> list[str]:

@@ -157,7 +157,7 @@ class LogParser:
             C.MEMBERS: members(block.layer),
             C.SEVERITY: "error",
             C.FATAL: True,
-            C.CATEGORY: "parser-error",
+            C.CATEGORY: block.category,
             C.ERROR_CODE: None,
             C.ERROR_NAME: "",
             C.ERROR_ENUM_NAME: "",

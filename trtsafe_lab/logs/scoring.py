@@ -11,7 +11,8 @@ Figures (:func:`score`), per group of cases:
     name_precision / name_recall (over all names of all cases), category_accuracy and
     fatal_accuracy (over names both found and in the ground truth, when the ground truth gives a
     category / fatal; None when no name has one). A found layer's category is the category of
-    the first row that names it; it is fatal when any row that names it is fatal.
+    the first fatal row that names it (else of the first row); it is fatal when any row that
+    names it is fatal.
 """
 
 from __future__ import annotations
@@ -100,7 +101,8 @@ def score_case(truth: CaseTruth, failures: pd.DataFrame) -> CaseResult:
     for layer, row_category, row_fatal in zip(
         named[C.LAYER], named[C.CATEGORY], named[C.FATAL], strict=True
     ):
-        category.setdefault(layer, row_category)
+        if layer not in category or (row_fatal and not fatal[layer]):
+            category[layer] = row_category  # the first fatal row says what stopped it
         fatal[layer] = fatal.get(layer, False) or bool(row_fatal)
     expected = set(truth.names)
     found = set(category)

@@ -32,12 +32,42 @@ if TYPE_CHECKING:
 MAX_SIGNATURE_CHARS = 600  # a signature keeps the start of a long message
 
 _PATH = re.compile(r"(?<![\w:])(?:[A-Za-z]:)?(?:[\w.~-]{0,200}[/\\]){1,64}(?P<base>[\w.~-]{1,200})")
+_BRACKET_LOCATION = re.compile(r"\[[^\]\s]{1,300}\]:? ")
+_WRAPPER = re.compile(r"Error Code:? \d{1,9}: (?:[A-Za-z][\w ]{0,60}? (?P<paren>\())?")
+_SUFFIX_LOCATION = re.compile(r"\.? In [\w:~<>]{1,200} at [\w./\\-]{1,300}:\d{1,9}")
 _SOURCE_FILE = re.compile(r"\.(?:cpp|cc|cu|h|hpp|py)$")
 # What loggers put in front of the message: the ONNX parser's "ModelImporter.cpp:776: ",
 # "ERROR: ", trtexec's "Error[10]: " before TensorRT's own "[loc] Error Code 10: ...".
 _LEADING_NOISE = re.compile(
-    r"(?:[\w./\\-]{1,300}\.(?:cpp|cc|h|hpp):\d{1,9}: |ERROR: |Error\[\d{1,9}\]: (?=\[))+"
+    r"(?:[\w./\\-]{1,300}\.(?:cpp|cc|h|hpp):\d{1,9}: |ERROR: |Error\[\d{1,9}\]: |\d{1,3}: )+"
 )
+
+
+def _reason(message: str) -> str:
+    """The reason inside the wrappers that differ between tools and versions.
+
+    ``Error[10]: [optimizer.cpp::computeCosts::2011] Error Code 10: Internal Error (X.)`` and
+    ``10: Could not find ... X. In computeCosts at optimizer.cpp:3601`` both give ``X``: the
+    logger's prefix, the source location, the ``Error Code N: Category ( ... )`` wrapper and
+    TensorRT 10.16's `` In <function> at <file>:<line>`` suffix are dropped.
+    """
+    text = message
+    for _ in range(3):
+        noise = _LEADING_NOISE.match(text)
+        if noise is not None:
+            text = text[noise.end() :]
+        location = _BRACKET_LOCATION.match(text)
+        if location is not None:
+            text = text[location.end() :]
+        wrapper = _WRAPPER.match(text)
+        if wrapper is None:
+            break
+        text = text[wrapper.end() :]
+        if wrapper.group("paren"):
+            closing = text.rfind(")")
+            text = text[:closing] if closing >= 0 else text
+    text = _SUFFIX_LOCATION.sub("", text)
+    return text.strip().rstrip(".").strip()
 
 
 def _path(match: re.Match[str]) -> str:
@@ -69,11 +99,9 @@ _RULES: tuple[tuple[re.Pattern[str], Any], ...] = (
 
 
 def signature(message: str, names: Iterable[str] = ()) -> str:
-    """The message with names, numbers, sizes, paths and times replaced by placeholders."""
+    """The message's reason with names, numbers, sizes, paths and times as placeholders."""
     text = message[: MAX_SIGNATURE_CHARS * 4]
-    noise = _LEADING_NOISE.match(text)
-    if noise is not None:
-        text = text[noise.end() :]
+    text = _reason(text)
     known = {name for name in names if name}
     for line in text.split("\n"):
         known.update(positional_names(line))
