@@ -70,3 +70,15 @@ def test_table_format_prints_the_explanation_under_the_row(
     assert "{ForeignNode[onnx::Gather_72...ScatterND_170]}" in out  # whole, never "..."-cut
     assert "No implementation for a fused Myelin ForeignNode [no-implementation-foreignnode]" in out
     assert "https://github.com/NVIDIA/TensorRT/issues/2035" in out
+
+
+def test_failure_explorer_detail_pane_shows_the_explanation(corpus_dir: Path) -> None:
+    from trtsafe_lab.widgets.failure_explorer import render_detail_html
+
+    failures = analyze_log(corpus_dir / "build-logs" / "cases" / "001.log").failures
+    row = failures[failures[columns.EXPLANATION_ID] == "no-implementation-foreignnode"].iloc[0]
+    pane = render_detail_html(row, None, 2)
+    assert "<b>Explanation</b>" in pane and "issues/2035" in pane
+    no_explanation = row.copy()
+    no_explanation[columns.EXPLANATION_ID] = ""
+    assert "Explanation" not in render_detail_html(no_explanation, None, 2)
