@@ -187,7 +187,7 @@ class ParseState:
 
 
 @dataclass
-class Finding:
+class LogFinding:
     """One layer name a record blames, with the category its wording implies."""
 
     layer: str
@@ -196,7 +196,7 @@ class Finding:
 
 
 @dataclass
-class Facts:
+class LogFacts:
     """Everything the rules read from one record."""
 
     severity: str
@@ -208,7 +208,7 @@ class Facts:
     category: str
     phase: str
     fatal: bool
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[LogFinding] = field(default_factory=list)
     tensors: list[str] = field(default_factory=list)  # tensor names the message mentions
     framing: bool = False  # an ONNX-parser node header or NodeProto dump, context for an error
     abandoned_block: BlockFinding | None = None  # an earlier node block no error followed
@@ -326,22 +326,22 @@ MAX_RECENT_NAMES = 64
 
 
 def _complete_cut_names(
-    record: Record, findings: list[Finding], state: ParseState
-) -> list[Finding]:
+    record: Record, findings: list[LogFinding], state: ParseState
+) -> list[LogFinding]:
     """Replace a name cut off with its line by the earlier full name it starts, if any.
 
     ``... Error Code 10: Internal Error (Could not find any implementation for node /model.22/p``
     (the rest of the line lost) after the same error printed whole names ``/model.22/proto/...``.
     """
     texts = dict(record.lines)
-    out: list[Finding] = []
+    out: list[LogFinding] = []
     names: set[str] = set()
     for finding in findings:
         if cut_short(texts.get(finding.line, ""), finding.layer):
             cut = finding.layer
             full = next((n for n in state.recent_names if n.startswith(cut) and n != cut), None)
             if full is not None:
-                finding = Finding(full, finding.line, finding.category)
+                finding = LogFinding(full, finding.line, finding.category)
         if finding.layer not in names:
             names.add(finding.layer)
             out.append(finding)
@@ -359,7 +359,7 @@ def _reportable_without_names(severity: str, category: str) -> bool:
     return severity in ("warning", "") and category in WARNING_CATEGORIES
 
 
-def _grammar_names(record: Record, findings: list[Finding], seen: set[str]) -> list[str]:
+def _grammar_names(record: Record, findings: list[LogFinding], seen: set[str]) -> list[str]:
     """Add the names standing where TensorRT's grammar puts layers; return tensor names.
 
     See :mod:`trtsafe_lab.logs.name_grammar`. A name also mentioned as a tensor is a tensor.
@@ -380,7 +380,7 @@ def _grammar_names(record: Record, findings: list[Finding], seen: set[str]) -> l
             if name not in tensors and not any(name in found for found in seen):
                 seen.add(name)
                 # the category its own line implies ("X: inputs must have the same shape")
-                findings.append(Finding(name, line_no, line_category))
+                findings.append(LogFinding(name, line_no, line_category))
     return tensors
 
 
@@ -393,7 +393,7 @@ def marker_phase(text: str) -> str:
     return "build" if _BUILD_MARKER.search(text) else ""
 
 
-def examine(record: Record, state: ParseState) -> Facts:
+def examine(record: Record, state: ParseState) -> LogFacts:
     """Read one record, update ``state`` and return what the record says."""
     message = record.message
     prefix = record.prefix
@@ -402,7 +402,7 @@ def examine(record: Record, state: ParseState) -> Facts:
     if record.hit:
         for _, text in record.lines:
             state.phase = marker_phase(text) or state.phase
-    findings: list[Finding] = []
+    findings: list[LogFinding] = []
     seen: set[str] = set()
     abandoned: BlockFinding | None = None
     first = _dump_text(record.lines[0][1]) if record.lines else ""
@@ -417,7 +417,7 @@ def examine(record: Record, state: ParseState) -> Facts:
         for name, category in line_names(text):
             if name not in seen:
                 seen.add(name)
-                findings.append(Finding(name, line_no, category))
+                findings.append(LogFinding(name, line_no, category))
     importer = _IMPORTER_NODE.search(record.lines[0][1]) if record.lines else None
     parser_error = record.hit and _PARSER_ERROR.search(message) is not None
     if parser_error:
@@ -428,7 +428,7 @@ def examine(record: Record, state: ParseState) -> Facts:
                 or ("" if state.header_seen else state.previous_importer_node)
             )
             if fallback:
-                findings.append(Finding(fallback, record.line))
+                findings.append(LogFinding(fallback, record.line))
         _reset_block(state)
     elif before is not None and (not framing or _PARSE_HEADER.search(message)):
         # A node block that no parser error followed: the reason line was cut or lost.
@@ -472,7 +472,7 @@ def examine(record: Record, state: ParseState) -> Facts:
         findings = _complete_cut_names(record, findings, state)
     for finding in findings:
         finding.category = finding.category or category
-    return Facts(
+    return LogFacts(
         severity=severity,
         source=_source(prefix.source, message),
         error_code=code,
@@ -502,7 +502,7 @@ def _source(source: str, message: str) -> str:
     return source
 
 
-def is_reported(facts: Facts) -> bool:
+def is_reported(facts: LogFacts) -> bool:
     """Does this record become failure rows? (names, or an error, or a known warning)."""
     if facts.severity not in REPORTED:
         return False

@@ -65,7 +65,7 @@ def failures_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     return frame
 
 
-def summarize(failures: pd.DataFrame) -> pd.DataFrame:
+def summarize_failures(failures: pd.DataFrame) -> pd.DataFrame:
     """Failure rows counted by category, phase and layer, most frequent first.
 
     Columns: category, phase, layer ("" for rows that name no layer), count, fatal_count.
