@@ -31,7 +31,7 @@ def _wrap(label: str, text: str, width: int) -> list[str]:
             width=width,
             initial_indent=head if index == 0 else " " * len(head),
             subsequent_indent=" " * len(head),
-            break_long_words=True,
+            break_long_words=False,
             break_on_hyphens=False,
         ) or [head.rstrip() if index == 0 else ""]
         lines.extend(wrapped)
