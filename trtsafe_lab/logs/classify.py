@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from trtsafe_lab.logs.layer_names import SAFETY, line_names
 from trtsafe_lab.logs.name_grammar import (
@@ -226,11 +227,57 @@ class BlockFinding:
     category: str = "parser-error"  # parser-unsupported when an unsupported-op error led to it
 
 
-def _category(message: str) -> str:
+# Error-dense logs repeat the same messages (one failure per build of a sweep): the pure
+# per-text functions below are cached for texts up to this length.
+CACHED_TEXT_CHARS = 2048
+
+
+def _category_uncached(message: str) -> str:
     for name, pattern in CATEGORY_RULES:
         if pattern.search(message):
             return name
     return ""
+
+
+_category_cached = lru_cache(maxsize=4096)(_category_uncached)
+
+
+def _category(message: str) -> str:
+    if len(message) <= CACHED_TEXT_CHARS:
+        return _category_cached(message)
+    return _category_uncached(message)
+
+
+def _line_grammar_uncached(text: str) -> tuple[tuple[str, ...], tuple[str, ...], str]:
+    """(tensor names, candidate layer names, the line's own category) of one line."""
+    candidates = positional_names(text)
+    leading = leading_name(text)
+    if leading:
+        candidates.append(leading)
+    candidates = [n for n in candidates if not (_API_NAME.match(n) or _ENUM_NAME.match(n))]
+    return tuple(tensor_names(text)), tuple(candidates), _category(text) if candidates else ""
+
+
+_line_grammar_cached = lru_cache(maxsize=4096)(_line_grammar_uncached)
+
+
+def _line_grammar(text: str) -> tuple[tuple[str, ...], tuple[str, ...], str]:
+    if len(text) <= CACHED_TEXT_CHARS:
+        return _line_grammar_cached(text)
+    return _line_grammar_uncached(text)
+
+
+def _line_names_uncached(text: str) -> tuple[tuple[str, str], ...]:
+    return tuple(line_names(text))
+
+
+_line_names_cached = lru_cache(maxsize=4096)(_line_names_uncached)
+
+
+def _names_of_line(text: str) -> tuple[tuple[str, str], ...]:
+    if len(text) <= CACHED_TEXT_CHARS:
+        return _line_names_cached(text)
+    return _line_names_uncached(text)
 
 
 def _error_code(record: Record, message: str) -> tuple[int | None, str]:
@@ -366,17 +413,11 @@ def _grammar_names(record: Record, findings: list[LogFinding], seen: set[str]) -
     """
     tensors: list[str] = []
     for line_no, text in record.lines:
-        for tensor in tensor_names(text):
+        line_tensors, candidates, line_category = _line_grammar(text)
+        for tensor in line_tensors:
             if tensor not in tensors:
                 tensors.append(tensor)
-        candidates = positional_names(text)
-        leading = leading_name(text)
-        if leading:
-            candidates.append(leading)
-        line_category = _category(text) if candidates else ""
         for name in candidates:
-            if _API_NAME.match(name) or _ENUM_NAME.match(name):
-                continue
             if name not in tensors and not any(name in found for found in seen):
                 seen.add(name)
                 # the category its own line implies ("X: inputs must have the same shape")
@@ -414,7 +455,7 @@ def examine(record: Record, state: ParseState) -> LogFacts:
     for index, (line_no, text) in enumerate(record.lines):
         if record.hit:
             _update_block(state, _dump_text(text) if index == 0 else text, line_no)
-        for name, category in line_names(text):
+        for name, category in _names_of_line(text):
             if name not in seen:
                 seen.add(name)
                 findings.append(LogFinding(name, line_no, category))
