@@ -75,7 +75,7 @@ def test_table_shows_onnx_columns_and_whole_names(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     pytest.importorskip("onnx")
-    from trtsafe_lab.logs.failures_demo import demo_model
+    from trtsafe_lab.demo.logs import demo_model
 
     model = demo_model(tmp_path / "m.onnx")
     assert main(["failures", str(LOG), "--onnx", str(model)]) == 0

@@ -11,8 +11,10 @@ or runtime, from markers such as ``Start parsing network model``, ``Local timing
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
+from typing import Any
 
 from trtsafe_lab.logs.layer_names import SAFETY, line_names
 from trtsafe_lab.logs.name_grammar import (
@@ -28,10 +30,10 @@ REPORTED = ERRORISH | {"warning", ""}
 
 # --- ONNX parser blocks ----------------------------------------------------------------------
 _PARSE_HEADER = re.compile(
-    r"While parsing node number (?P<index>-?\d{1,12}) \[(?P<op>[^\]\s]{0,200})"
-    r"(?: -> \"(?P<out>[^\"]{0,4096})\")?\]"
+    r"While parsing node number (?P<index>-?\d+) \[(?P<op>[^\]\s]*)"
+    r"(?: -> \"(?P<out>.{0,4096})\")?\]"
 )
-_DUMP_NAME = re.compile(r'^name: "(?P<name>.*)"\s*$')
+_DUMP_NAME = re.compile(r'^name: "(?P<name>.{0,4096})"\s*$')
 _IMPORTER_NODE = re.compile(
     r"(?:ModelImporter\.cpp:\d{1,9}: |^)(?P<name>[^\s\[][^\n]{0,1023}?)"
     r" \[(?P<op>\w{1,64})\] inputs: "
@@ -56,7 +58,7 @@ _PARSE_MARKER = re.compile(r"Start parsing network model|Input filename:")
 _UNTAGGED_ERROR = re.compile(r"Error Code:? \d{1,9}: |\bError\[\d{1,9}\]: ")
 _TACTIC_CONTENT = re.compile(r"Autotuner|[Ss]kipping tactic|computeCosts|getBestTactic")
 _RUNTIME_CONTENT = re.compile(
-    r"[Dd]eserializ|Inference set up failed|Got invalid engine|enqueue\w* failed"
+    r"[Dd]eserializ|Inference set up failed|Got invalid engine|enqueue\w{0,40} failed"
     r"|execution context"
 )
 
@@ -118,7 +120,7 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"Engine could not be created|Building engine failed|Engine set up failed"
             r"|Failed to create engine|Engine creation failed|[Bb]uild serialized network failed"
-            r"|buildSerializedNetwork(?!: )|buildEngine(?!\w*: )|&&&& FAILED"
+            r"|buildSerializedNetwork(?!: )|buildEngine(?!\w{0,40}: )|&&&& FAILED"
         ),
     ),
     ("internal-error", re.compile(r"Internal Error|Assertion|[Aa]ssert")),
@@ -184,6 +186,16 @@ class ParseState:
     header_text: str = ""
     header_category: str = ""  # category of the error just before the header
     recent_names: list[str] = field(default_factory=list)  # names of the last reported records
+    # per-text results of the pure rules, for messages the log repeats (see _TextCache)
+    category_of: Callable[[str], str] = field(
+        default_factory=lambda: _TextCache(_category_uncached)
+    )
+    grammar_of: Callable[[str], tuple[tuple[str, ...], tuple[str, ...], str]] = field(
+        default_factory=lambda: _TextCache(_line_grammar_uncached)
+    )
+    names_of: Callable[[str], tuple[tuple[str, str], ...]] = field(
+        default_factory=lambda: _TextCache(_line_names_uncached)
+    )
     last_error_category: str = ""
 
 
@@ -227,9 +239,32 @@ class BlockFinding:
     category: str = "parser-error"  # parser-unsupported when an unsupported-op error led to it
 
 
-# Error-dense logs repeat the same messages (one failure per build of a sweep): the pure
-# per-text functions below are cached for texts up to this length.
-CACHED_TEXT_CHARS = 2048
+class _TextCache:
+    """Results of a pure function of one text, for texts seen again.
+
+    Error-dense logs repeat the same messages (one failure per build of a sweep). The cache
+    holds at most ``budget`` characters of keys (oldest dropped first), so a hostile log of
+    huge distinct lines costs memory bounded by the budget, and every text of any length is
+    treated alike (the work per line does not jump at a length threshold).
+    """
+
+    def __init__(self, function: Callable[[str], Any], budget: int = 4 << 20) -> None:
+        self._function = function
+        self._budget = budget
+        self._size = 0
+        self._items: OrderedDict[str, Any] = OrderedDict()
+
+    def __call__(self, text: str) -> Any:
+        if text in self._items:
+            return self._items[text]
+        value = self._function(text)
+        if len(text) <= self._budget:
+            self._items[text] = value
+            self._size += len(text)
+            while self._size > self._budget:
+                old, _ = self._items.popitem(last=False)
+                self._size -= len(old)
+        return value
 
 
 def _category_uncached(message: str) -> str:
@@ -239,15 +274,6 @@ def _category_uncached(message: str) -> str:
     return ""
 
 
-_category_cached = lru_cache(maxsize=4096)(_category_uncached)
-
-
-def _category(message: str) -> str:
-    if len(message) <= CACHED_TEXT_CHARS:
-        return _category_cached(message)
-    return _category_uncached(message)
-
-
 def _line_grammar_uncached(text: str) -> tuple[tuple[str, ...], tuple[str, ...], str]:
     """(tensor names, candidate layer names, the line's own category) of one line."""
     candidates = positional_names(text)
@@ -255,29 +281,12 @@ def _line_grammar_uncached(text: str) -> tuple[tuple[str, ...], tuple[str, ...],
     if leading:
         candidates.append(leading)
     candidates = [n for n in candidates if not (_API_NAME.match(n) or _ENUM_NAME.match(n))]
-    return tuple(tensor_names(text)), tuple(candidates), _category(text) if candidates else ""
-
-
-_line_grammar_cached = lru_cache(maxsize=4096)(_line_grammar_uncached)
-
-
-def _line_grammar(text: str) -> tuple[tuple[str, ...], tuple[str, ...], str]:
-    if len(text) <= CACHED_TEXT_CHARS:
-        return _line_grammar_cached(text)
-    return _line_grammar_uncached(text)
+    category = _category_uncached(text) if candidates else ""
+    return tuple(tensor_names(text)), tuple(candidates), category
 
 
 def _line_names_uncached(text: str) -> tuple[tuple[str, str], ...]:
     return tuple(line_names(text))
-
-
-_line_names_cached = lru_cache(maxsize=4096)(_line_names_uncached)
-
-
-def _names_of_line(text: str) -> tuple[tuple[str, str], ...]:
-    if len(text) <= CACHED_TEXT_CHARS:
-        return _line_names_cached(text)
-    return _line_names_uncached(text)
 
 
 def _error_code(record: Record, message: str) -> tuple[int | None, str]:
@@ -406,14 +415,16 @@ def _reportable_without_names(severity: str, category: str) -> bool:
     return severity in ("warning", "") and category in WARNING_CATEGORIES
 
 
-def _grammar_names(record: Record, findings: list[LogFinding], seen: set[str]) -> list[str]:
+def _grammar_names(
+    record: Record, findings: list[LogFinding], seen: set[str], state: ParseState
+) -> list[str]:
     """Add the names standing where TensorRT's grammar puts layers; return tensor names.
 
     See :mod:`trtsafe_lab.logs.name_grammar`. A name also mentioned as a tensor is a tensor.
     """
     tensors: list[str] = []
     for line_no, text in record.lines:
-        line_tensors, candidates, line_category = _line_grammar(text)
+        line_tensors, candidates, line_category = state.grammar_of(text)
         for tensor in line_tensors:
             if tensor not in tensors:
                 tensors.append(tensor)
@@ -455,7 +466,7 @@ def examine(record: Record, state: ParseState) -> LogFacts:
     for index, (line_no, text) in enumerate(record.lines):
         if record.hit:
             _update_block(state, _dump_text(text) if index == 0 else text, line_no)
-        for name, category in _names_of_line(text):
+        for name, category in state.names_of(text):
             if name not in seen:
                 seen.add(name)
                 findings.append(LogFinding(name, line_no, category))
@@ -478,7 +489,7 @@ def examine(record: Record, state: ParseState) -> LogFacts:
             _reset_block(state)
     state.previous_importer_node = importer.group("name") if importer else ""
 
-    category = _category(message)
+    category = state.category_of(message)
     if parser_error and category not in ("parser-unsupported", "parser-error"):
         category = "parser-error"
     severity = prefix.severity
@@ -486,7 +497,7 @@ def examine(record: Record, state: ParseState) -> LogFacts:
         severity = "error"  # an application printing the ONNX parser's or TensorRT's errors
     tensors: list[str] = []
     if record.hit and not framing and _reportable_without_names(severity, category):
-        tensors = _grammar_names(record, findings, seen)
+        tensors = _grammar_names(record, findings, seen, state)
     runtime_content = record.hit and _RUNTIME_CONTENT.search(message) is not None
     phase = _PHASE_BY_CATEGORY.get(category, "")
     if category == "tactic-out-of-memory" and (state.phase == "runtime" or runtime_content):

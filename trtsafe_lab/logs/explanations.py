@@ -1,19 +1,20 @@
 """What a failure means and what to try: a small curated knowledge base (explanations.json).
 
 Each entry of ``explanations.json`` (package data) has: ``id``; ``category`` (a failure
-category, or ``"*"`` for any) and ``pattern`` (a regular expression searched in the message),
-which together decide which failure rows it explains; ``title``; ``means``; ``causes`` and
-``try`` (lists of short sentences); ``url`` (a public issue or document that shows the failure);
-``example`` (the real log it is tested against: ``shared:NNN.log`` in
-``../shared/corpus/build-logs/cases`` or ``train:FILE`` in ``tests/data/logs/cases``).
+category, or ``"*"`` for any) and ``match`` (alternatives: a literal text the message contains,
+or a list of texts it contains in that order), which together decide which failure rows it
+explains (literal texts, not regular expressions: matching stays linear in the message);
+``title``; ``means``; ``causes`` and ``try`` (lists of short sentences); ``url`` (a
+public issue or document that shows the failure); ``example`` (the real log it is tested
+against: ``shared:NNN.log`` in ``../shared/corpus/build-logs/cases`` or ``train:FILE`` in
+``tests/data/logs/cases``).
 
-Entries are tried in file order; the first whose category and pattern match explains the row.
+Entries are tried in file order; the first whose category and texts match explains the row.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -22,7 +23,7 @@ import pandas as pd
 
 from trtsafe_lab.logs import columns as C
 
-MAX_MESSAGE_CHARS = 8192  # patterns look at the start of a message only
+MAX_MESSAGE_CHARS = 8192  # the texts are looked for in the start of a message only
 
 
 @dataclass(frozen=True)
@@ -31,13 +32,26 @@ class Explanation:
 
     id: str
     category: str
-    pattern: re.Pattern[str]
+    match: tuple[tuple[str, ...], ...]  # alternatives, each: texts found in this order
     title: str
     means: str
     causes: tuple[str, ...]
     try_: tuple[str, ...]
     url: str
     example: str
+
+    def matches(self, message: str) -> bool:
+        """Does the message contain one alternative's texts, in order?"""
+        for texts in self.match:
+            position = 0
+            for part in texts:
+                position = message.find(part, position)
+                if position < 0:
+                    break
+                position += len(part)
+            else:
+                return True
+        return False
 
     def text(self) -> str:
         """The explanation as a few plain-text lines (for the table view and the explorer)."""
@@ -58,7 +72,10 @@ def explanations() -> tuple[Explanation, ...]:
         Explanation(
             id=entry["id"],
             category=entry["category"],
-            pattern=re.compile(entry["pattern"]),
+            match=tuple(
+                (alternative,) if isinstance(alternative, str) else tuple(alternative)
+                for alternative in entry["match"]
+            ),
             title=entry["title"],
             means=entry["means"],
             causes=tuple(entry["causes"]),
@@ -79,7 +96,7 @@ def explanation_id(category: str, message: str) -> str:
     """The id of the first entry that explains a row of this category and message ("" if none)."""
     head = message[:MAX_MESSAGE_CHARS]
     for entry in explanations():
-        if entry.category in ("*", category) and entry.pattern.search(head):
+        if entry.category in ("*", category) and entry.matches(head):
             return entry.id
     return ""
 

@@ -28,7 +28,7 @@ _SHAPE_PHRASE = re.compile(
     r"|reshaping failed for tensor|broadcast dimensions must be conformable)"
 )
 _ERROR_CODE_OPEN = re.compile(r"Error Code \d+: [^(]{0,200}\(")
-_LEADING_LOCATION = re.compile(r"^(?:\d{1,2}: )?(?:\[[^\]]*::[^\]]*\] )?")
+_LEADING_LOCATION = re.compile(r"^(?:\d{1,2}: )?(?:\[[^\]]{0,300}::[^\]]{0,300}\] )?")
 _DLA_FALLBACK = (
     re.compile(
         r"Default DLA is enabled but layer (?P<name>.{1,1024}?) is not (?:supported|running) "
@@ -43,8 +43,10 @@ _DLA_FALLBACK = (
 _TF_TRT_ENGINE_OP = re.compile(
     r"(?:Engine creation|[Bb]uilding engine) for (?P<name>TRTEngineOp_\w{1,200}) failed"
 )
-_GET_BEST_TACTIC = re.compile(r"(?:GPU|[Cc]uda) error during getBestTactic: (?P<rest>.+)$")
+_GET_BEST_TACTIC = re.compile(r"(?:GPU|[Cc]uda) error during getBestTactic: ")
+_INVALID_NODE = re.compile(r"Invalid Node - ")
 _IN_NODE_NAMED = re.compile(r"In node -?\d{1,9} with name: (?P<name>.{1,1024}?) and operator: ")
+_NODE_NAME_CALL = re.compile(r"error\.node_name\(\) = '")
 SAFETY = re.compile(r"[Ss]afety[ -]scope|kSAFETY|[Ss]afety[ -]certified|EngineCapability::kSAFETY")
 _QUOTED_LAYER = re.compile(r"[Ll]ayer '(?P<name>[^']{1,4096})'")
 
@@ -65,10 +67,13 @@ def _shape_names(text: str) -> list[str]:
 
 
 def _autotuner_names(text: str) -> list[str]:
-    operation = text.find("no tactics to implement operation")
-    start = text.find("layers=[", operation) + len("layers=") if operation >= 0 else -1
-    if start < len("layers="):
+    # Literal searches, not ".*?layers=": that regex re-scanned the line from every repeat of
+    # the phrase (quadratic time).
+    phrase = text.find("no tactics to implement operation")
+    layers = text.find("layers=[", phrase) if phrase != -1 else -1
+    if layers == -1:
         return []
+    start = layers + len("layers=")
     depth = 0
     end = len(text)
     for index in range(start, len(text)):
@@ -116,21 +121,22 @@ def line_names(text: str) -> list[tuple[str, str]]:
             out.append((match.group("name"), "build-failed"))
     if "getBestTactic: " in text:
         tactic = _GET_BEST_TACTIC.search(text)
-        if tactic:
-            out.append((_best_tactic_name(tactic.group("rest")), "tactic-failure"))
-    invalid = text.find("Invalid Node - ")
-    if invalid >= 0:
-        out.append((text[invalid + len("Invalid Node - ") :].rstrip(), "parser-error"))
+        if tactic and tactic.end() < len(text):
+            out.append((_best_tactic_name(text[tactic.end() :]), "tactic-failure"))
+    if "Invalid Node - " in text:
+        invalid = _INVALID_NODE.search(text)
+        if invalid:  # the rest of the line (was ".+?\s*$": quadratic on a run of spaces)
+            out.append((text[invalid.end() :].rstrip(), "parser-error"))
     if "with name: " in text:
         unsupported = "UNSUPPORTED" in text or "not found" in text
         for match in itertools.islice(_IN_NODE_NAMED.finditer(text), MAX_MATCHES):
             category = "parser-unsupported" if unsupported else "parser-error"
             out.append((match.group("name"), category))
-    called = text.find("error.node_name() = '")
-    if called >= 0:
-        rest = text[called + len("error.node_name() = '") :].rstrip()
-        if rest.endswith("'"):
-            out.append((rest[:-1], "parser-error"))
+    if "node_name()" in text:
+        called = _NODE_NAME_CALL.search(text)
+        call_rest = text[called.end() :].rstrip() if called else ""
+        if call_rest.endswith("'") and len(call_rest) > 1:  # was ".+'\s*$" (quadratic)
+            out.append((call_rest[:-1], "parser-error"))
     if SAFETY.search(text):
         quoted = itertools.islice(_QUOTED_LAYER.finditer(text), MAX_MATCHES)
         out.extend((m.group("name"), "safety-scope") for m in quoted)

@@ -106,12 +106,13 @@ def name_token(text: str, start: int, limit: int = MAX_NAME_CHARS) -> str:
             position = atom + 3
             continue
         break
-    name = text[start:name_end]
-    if name.endswith("'s"):
-        name = name[:-2]  # "Where_493's output can not be used as shape tensor"
-    while name and name[-1] in _TRAILING and not name.endswith(".."):
-        name = name[:-1]
-    return name
+    if text.startswith("'s", name_end - 2) and name_end - 2 >= start:
+        name_end -= 2  # "Where_493's output can not be used as shape tensor"
+    while name_end > start and text[name_end - 1] in _TRAILING:
+        if text.startswith("..", name_end - 2) and name_end - 2 >= start:
+            break
+        name_end -= 1
+    return text[start:name_end]
 
 
 def looks_like_name(name: str) -> bool:

@@ -39,7 +39,7 @@ _SOURCE_FILE = re.compile(r"\.(?:cpp|cc|cu|h|hpp|py)$")
 # What loggers put in front of the message: the ONNX parser's "ModelImporter.cpp:776: ",
 # "ERROR: ", trtexec's "Error[10]: " before TensorRT's own "[loc] Error Code 10: ...".
 _LEADING_NOISE = re.compile(
-    r"(?:[\w./\\-]{1,300}\.(?:cpp|cc|h|hpp):\d{1,9}: |ERROR: |Error\[\d{1,9}\]: |\d{1,3}: )+"
+    r"(?:[\w./\\-]{1,300}\.(?:cpp|cc|h|hpp):\d{1,9}: |ERROR: |Error\[\d{1,9}\]: |\d{1,3}: ){1,8}"
 )
 
 
@@ -94,7 +94,6 @@ _RULES: tuple[tuple[re.Pattern[str], Any], ...] = (
     ),
     (re.compile(r"\b\d{1,20}(?:\.\d{1,12})?(?:e[+-]?\d{1,3})?\b"), "<n>"),
     (re.compile(r"\[(?:-?<n>|\?)(?:, ?(?:-?<n>|\?)){0,64}\]|\(<n>(?:, ?<n>){0,64}\)"), "<dims>"),
-    (re.compile(r"\s+"), " "),
 )
 
 
@@ -115,6 +114,7 @@ def signature(message: str, names: Iterable[str] = ()) -> str:
     text = _KEEP.sub("\x01", text)
     for pattern, placeholder in _RULES:
         text = pattern.sub(placeholder, text)
+    text = " ".join(text.split())  # whitespace runs -> one space (linear, no regex)
     parts = text.replace("\x00", "<name>").split("\x01")
     text = "".join(part + (kept[i] if i < len(kept) else "") for i, part in enumerate(parts))
     return text.strip()[:MAX_SIGNATURE_CHARS]
