@@ -126,3 +126,18 @@ def test_warnings_that_are_not_findings_stay_out() -> None:
         "tensor is marked as an output."
     )
     assert analyze_log(line, text=True).failures.empty
+
+
+def test_tensorrt_llm_plugin_layer_named_in_the_reason() -> None:
+    # published in https://github.com/NVIDIA/TensorRT-LLM/issues/582 (TensorRT-LLM build)
+    log = (
+        "[12/06/2023-05:15:03] [TRT] [E] 9: [pluginV2Builder.cpp::reportPluginError::24] Error "
+        "Code 9: Internal Error (LLaMAForCausalLM/layers/0/attention/PLUGIN_V2_GPTAttention_0: "
+        "could not find any supported formats consistent with input/output data types)\n"
+        "[12/06/2023-05:15:03] [TRT-LLM] [E] Engine building failed, please check the error log.\n"
+    )
+    failures = analyze_log(log, text=True).failures
+    named = failures[failures["layer"] != ""].iloc[0]
+    assert named["layer"] == "LLaMAForCausalLM/layers/0/attention/PLUGIN_V2_GPTAttention_0"
+    assert (named["category"], bool(named["fatal"])) == ("plugin", True)
+    assert named["explanation_id"] == "no-supported-formats"
