@@ -36,6 +36,12 @@ _DLA_FALLBACK = (
     ),
     re.compile(r"Layer '(?P<name>[^']{1,4096})' \([\w ]{1,40}\): Unsupported on DLA"),
     re.compile(r"Validation failed for DLA layer: (?P<name>.{1,1024}?)\. Switching to GPU"),
+    re.compile(r"Switching (?!this layer)(?P<name>.{1,1024}?) device type to GPU"),
+)
+# TF-TRT names the TensorRT engine op it could not build ("Engine creation for TRTEngineOp_0_0
+# failed. The native segment will be used instead.").
+_TF_TRT_ENGINE_OP = re.compile(
+    r"(?:Engine creation|[Bb]uilding engine) for (?P<name>TRTEngineOp_\w{1,200}) failed"
 )
 _GET_BEST_TACTIC = re.compile(r"(?:GPU|[Cc]uda) error during getBestTactic: ")
 _INVALID_NODE = re.compile(r"Invalid Node - ")
@@ -110,6 +116,9 @@ def line_names(text: str) -> list[tuple[str, str]]:
         for pattern in _DLA_FALLBACK:
             for match in itertools.islice(pattern.finditer(text), MAX_MATCHES):
                 out.append((match.group("name"), "dla-fallback"))
+    if "TRTEngineOp_" in text:
+        for match in itertools.islice(_TF_TRT_ENGINE_OP.finditer(text), MAX_MATCHES):
+            out.append((match.group("name"), "build-failed"))
     if "getBestTactic: " in text:
         tactic = _GET_BEST_TACTIC.search(text)
         if tactic and tactic.end() < len(text):
