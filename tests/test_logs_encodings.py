@@ -73,7 +73,7 @@ def test_the_cli_finds_the_rows_of_a_powershell_log(corpus_dir: Path, tmp_path: 
         text=True,
         check=True,
     )
-    rows = json.loads(result.stdout)
+    rows = json.loads(result.stdout)["failures"]
     expected = analyze_log(_real(corpus_dir)[0]).failures
     assert [row["layer"] for row in rows] == list(expected["layer"])
 
