@@ -138,47 +138,38 @@ def parse_prefix(text: str) -> tuple[Prefix, str]:
         token = _TOKEN.match(text, pos, pos + TOKEN_WINDOW)
         if token is None or token.end() == pos:
             break
-        group = token.group
-        kind = "ws"
-        if group("ts") or group("iso"):
-            kind = "ts"
-            prefix.timestamp = prefix.timestamp or group("ts") or group("iso")
-        elif group("ts_sev"):
-            kind = "ts"
-            prefix.timestamp = prefix.timestamp or group("ts_sev")
-            prefix.severity = _SEVERITY_WORDS[group("sev_in_ts")]
+        kind = token.lastgroup  # one name per alternative (the last group it closed)
+        if kind in ("ts", "iso"):
+            prefix.timestamp = prefix.timestamp or token.group(kind)
+        elif kind == "sev_in_ts":
+            prefix.timestamp = prefix.timestamp or token.group("ts_sev")
+            prefix.severity = _SEVERITY_WORDS[token.group(kind)]
             prefix.source = prefix.source or "tensorrt"
-        elif group("sev"):
-            kind = "sev"
-            prefix.severity = _SEVERITY_LETTERS[group("sev")]
+        elif kind == "sev":
+            prefix.severity = _SEVERITY_LETTERS[token.group(kind)]
             prefix.letter = True
-        elif group("ort"):
-            kind = "sev"
-            prefix.severity = _SEVERITY_LETTERS[group("ort")]
+        elif kind == "ort":
+            prefix.severity = _SEVERITY_LETTERS[token.group(kind)]
             prefix.source = "onnxruntime"
-        elif group("tag"):
-            kind = "tag"
+        elif kind == "tag":
             if token.group().endswith(":") and prefix.severity:
                 prefix.source = "deepstream"  # nvinfer's "ERROR: [TRT]: ..."
             prefix.source = prefix.source or (
-                "torch-tensorrt" if "orch" in group("tag") else "tensorrt"
+                "torch-tensorrt" if "orch" in token.group(kind) else "tensorrt"
             )
-        elif group("apptag"):
-            kind = "tag"
+        elif kind == "apptag":
             prefix.source = prefix.source or (
-                "polygraphy" if "olygraphy" in group("apptag") else "app"
+                "polygraphy" if "olygraphy" in token.group(kind) else "app"
             )
-        elif group("word"):
-            kind = "sev"
-            prefix.severity = _SEVERITY_WORDS[group("word").replace("_", " ")]
-            if group("logger"):
+        elif kind in ("word", "logger"):
+            prefix.severity = _SEVERITY_WORDS[token.group("word").replace("_", " ")]
+            if kind == "logger":
                 prefix.source = prefix.source or "python-logging"
-        elif group("ctx"):
-            kind = "tag"
-            prefix.source = "trtorch" if group("ctx").startswith("TRTorch") else "torch-tensorrt"
-        elif group("absl") or group("tf"):
-            kind = "sev"
-            prefix.severity = _SEVERITY_LETTERS[group("absl") or group("tf")]
+        elif kind == "ctx":
+            ctx = token.group(kind)
+            prefix.source = "trtorch" if ctx.startswith("TRTorch") else "torch-tensorrt"
+        elif kind in ("absl", "tf"):
+            prefix.severity = _SEVERITY_LETTERS[token.group(kind)]
             prefix.source = "tf-trt"
         if kind != "ws":
             prefix.tagged = True
