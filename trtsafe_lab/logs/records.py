@@ -10,6 +10,7 @@ keep that line's number. Nothing here raises on odd input: any text gives record
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -213,6 +214,43 @@ def split_line(raw: str) -> list[str]:
     return merged
 
 
+@dataclass(frozen=True)
+class LinePart:
+    """One record's piece of a physical line: its prefix, its message text, the raw piece,
+    whether a line of its own would start a record there, and whether it holds a trigger."""
+
+    prefix: Prefix
+    text: str
+    raw: str
+    standalone: bool
+    hit: bool
+
+
+CACHED_LINE_CHARS = 4096  # longer lines are read afresh each time (the cache stays small)
+
+
+def line_parts(raw: str) -> tuple[LinePart, ...]:
+    """The records printed on one physical line, read once: the streaming scan asks whether a
+    line starts a record before the parser reads it, so a small cache of recent lines saves
+    the second reading. The :class:`Prefix` objects are shared: treat them as read-only."""
+    if len(raw) > CACHED_LINE_CHARS:
+        return _line_parts(raw)
+    return _cached_line_parts(raw)
+
+
+def _line_parts(raw: str) -> tuple[LinePart, ...]:
+    parts = []
+    for part in split_line(raw):
+        prefix, text = parse_prefix(part)
+        parts.append(
+            LinePart(prefix, text, part, _STANDALONE.search(text) is not None, has_trigger(part))
+        )
+    return tuple(parts)
+
+
+_cached_line_parts = functools.lru_cache(maxsize=1024)(_line_parts)
+
+
 class RecordSplitter:
     """Turns a stream of physical lines into :class:`Record` objects, one at a time."""
 
@@ -222,25 +260,24 @@ class RecordSplitter:
     def feed(self, line_no: int, raw: str) -> list[Record]:
         """Add one physical line; return the records it completed (oldest first)."""
         done: list[Record] = []
-        for part in split_line(raw):
-            prefix, text = parse_prefix(part)
+        for part in line_parts(raw):
             current = self._current
             starts = (
-                prefix.tagged
+                part.prefix.tagged
                 or current is None
-                or _STANDALONE.search(text) is not None
+                or part.standalone
                 or len(current.lines) >= MAX_CONTINUATION
             )
             if starts:
                 if current is not None:
                     done.append(current)
                 self._current = Record(
-                    line=line_no, prefix=prefix, lines=[(line_no, text)], hit=has_trigger(part)
+                    line=line_no, prefix=part.prefix, lines=[(line_no, part.text)], hit=part.hit
                 )
             else:
                 assert current is not None
-                current.lines.append((line_no, part.rstrip()))
-                current.hit = current.hit or has_trigger(part)
+                current.lines.append((line_no, part.raw.rstrip()))
+                current.hit = current.hit or part.hit
         return done
 
     def flush(self) -> list[Record]:
@@ -251,6 +288,5 @@ class RecordSplitter:
 
 def is_record_start(raw: str) -> bool:
     """True when ``raw`` (one physical line) starts a new record."""
-    first = split_line(raw)[0]
-    prefix, text = parse_prefix(first)
-    return prefix.tagged or _STANDALONE.search(text) is not None
+    first = line_parts(raw)[0]
+    return first.prefix.tagged or first.standalone
