@@ -10,7 +10,7 @@ Two logs are generated in a temporary folder (never committed) from the shared c
 For each, best of ``--repeat`` runs of
 
   baseline:  grep -c -E '\\[E\\]|\\[W\\]|Error Code|ERROR' LOG
-  measured:  trtsafe-lab failures LOG --format csv > /dev/null      (the installed entry point)
+  measured:  trtsafe-lab failures LOG       (the installed entry point, default table format)
 
 and the ratio measured/baseline (target <= 3). Also the start-up alone (``trtsafe-lab failures
 EMPTY_LOG``) and the parse of the hostile one-line shapes of issue 15 in MB/s. Writes machine,
@@ -81,8 +81,9 @@ def measure(log: Path, repeat: int, failures: list[str]) -> dict[str, object]:
         sys.exit("grep is not on PATH: the baseline needs it")
     subprocess.run(["cat", str(log)], stdout=subprocess.DEVNULL, check=True)  # page cache
     grep_s, grep_out = best_of([grep, "-c", "-E", GREP_PATTERN, str(log)], repeat)
-    table_s, table_out = best_of([*failures, str(log), "--format", "json"], repeat)
-    rows = json.loads(table_out)["failures"]
+    table_s, _ = best_of([*failures, str(log)], repeat)  # the default table, as users run it
+    json_s, json_out = best_of([*failures, str(log), "--format", "json"], 1)
+    rows = json.loads(json_out)["failures"]
     size_mb = log.stat().st_size / 1e6
     return {
         "size_mb": round(size_mb, 1),
@@ -90,6 +91,7 @@ def measure(log: Path, repeat: int, failures: list[str]) -> dict[str, object]:
         "grep_matching_lines": int(grep_out.strip() or 0),
         "failures_s": round(table_s, 3),
         "failures_mb_per_s": round(size_mb / table_s, 1),
+        "failures_json_s_one_run": round(json_s, 3),
         "rows": len(rows),
         "named_rows": sum(1 for row in rows if row["layer"]),
         "ratio": round(table_s / grep_s, 2),
@@ -168,7 +170,7 @@ def main() -> int:
         "benchmark": "trtsafe-lab failures (whole process) vs grep -c -E",
         "date_utc": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "command": " ".join([Path(sys.executable).name, *sys.argv]),
-        "measured_command": " ".join([*failures, "LOG", "--format", "json"]),
+        "measured_command": " ".join([*failures, "LOG"]),
         "baseline_command": f"grep -c -E '{GREP_PATTERN}' LOG",
         "git_commit": subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO
