@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from trtsafe_lab.errors import UsageError
+from trtsafe_lab.profile.harness import TIMING_MODES  # stdlib-only at import time
 
 
 def _int_list(text: str) -> list[int]:
@@ -30,10 +31,14 @@ def _positive(text: str) -> int:
 def _compare(args: argparse.Namespace) -> int:
     from trtsafe_lab.profile.compare import compare_runs, to_json_records
     from trtsafe_lab.profile.loaders import ExportError, load_run
+    from trtsafe_lab.profile.workload import MixedWorkloadError
 
     try:
         runs = [load_run(Path(p)) for p in args.runs]
-        table = compare_runs(runs, baseline=args.baseline, metric=args.metric)
+        table = compare_runs(runs, baseline=args.baseline, metric=args.metric,
+                             allow_mixed=args.allow_mixed)
+    except MixedWorkloadError:
+        raise
     except (ExportError, ValueError) as err:
         raise UsageError(str(err)) from err
     if args.format == "json":
@@ -61,10 +66,12 @@ def _reference(args: argparse.Namespace) -> int:
     if max(args.aux) > spec.branches:
         raise UsageError(f"--aux {max(args.aux)} is more aux streams than --branches "
                          f"{spec.branches}")
-    if args.events_in_graph and not args.graph:
-        raise UsageError("--events-in-graph needs --graph")
-    timing = TimingConfig(warmup=args.warmup, iterations=args.iterations, use_graph=args.graph,
-                          events_in_graph=args.events_in_graph)
+    try:
+        timing = TimingConfig(warmup=args.warmup, iterations=args.iterations,
+                              use_graph=args.graph, mode=args.timing,
+                              passes_per_sample=args.passes_per_sample)
+    except ValueError as err:
+        raise UsageError(f"--timing/--passes-per-sample: {err}") from err
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     paths = run_reference(spec, args.aux, timing, out, command=["trtsafe-lab", *sys.argv[1:]],
@@ -97,6 +104,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     cmp_.add_argument("--baseline", help="the run (by name) to compare against (default: first)")
     cmp_.add_argument("--metric", choices=("latency", "compute"), default="latency",
                       help="latency uses latencyMs, compute uses computeMs (default: latency)")
+    cmp_.add_argument("--allow-mixed", action="store_true",
+                      help="runs of different workloads: compare each workload's runs within "
+                      "their own group (labelled) instead of refusing (exit 2)")
     cmp_.add_argument("--format", choices=("table", "json"), default="table")
     cmp_.add_argument("--plot", metavar="FILE.png", help="also write a comparison figure")
     cmp_.set_defaults(func=_compare)
@@ -112,8 +122,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     ref.add_argument("--graph", action="store_true", help="replay a captured CUDA graph")
     ref.add_argument("--warmup", type=int, default=20)
     ref.add_argument("--iterations", type=_positive, default=200)
-    ref.add_argument("--events-in-graph", action="store_true",
-                     help="with --graph: record the timing events inside the graph")
+    ref.add_argument("--timing", choices=TIMING_MODES, default=TIMING_MODES[0],
+                     help="batched (default): one event pair per --passes-per-sample passes, "
+                     "unbiased medians; per-iteration: events around every pass, for tails; "
+                     "events-in-graph: per-iteration with the events inside the graph (--graph)")
+    ref.add_argument("--passes-per-sample", type=_positive, default=None,
+                     help="forward passes per sample in batched mode (default 10)")
     ref.add_argument("--trace", action="store_true",
                      help="also record a CUPTI kernel trace (needs cupti-python)")
     ref.add_argument("--out", default="out/profile", help="parent folder of the run directories")

@@ -36,6 +36,16 @@ DTYPE_BITS = {"FLOAT": 32, "HALF": 16, "BF16": 16, "INT8": 8, "UINT8": 8, "BOOL"
               "INT32": 32, "INT64": 64, "INT4": 4, "FP4": 4, "E8M0": 8}
 
 
+def _installed_version(distribution: str) -> str:
+    """The installed distribution's version (package metadata, not a TensorRT API name)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "unknown (no package metadata)"
+
+
 def first_attr(obj: Any, names: Sequence[str], what: str) -> tuple[str, Any]:
     """The first of ``names`` that ``obj`` has, as (name, attribute); a clear error otherwise."""
     for name in names:
@@ -86,10 +96,13 @@ class TensorRTEngineExecutor:
         exec_name, self._execute = first_attr(self.context, EXECUTE_NAMES, "enqueue")
         self.api = {"execute": exec_name, "device_memory": mem_name}
         io_bytes = 0
+        self.shapes: dict[str, list[int]] = {}
+        self.trt_version = _installed_version("tensorrt")
         try:
             for i in range(int(self.engine.num_io_tensors)):
                 name = self.engine.get_tensor_name(i)
-                size = max(1, tensor_bytes(self.context.get_tensor_shape(name),
+                self.shapes[name] = [int(d) for d in self.context.get_tensor_shape(name)]
+                size = max(1, tensor_bytes(self.shapes[name],
                                            self.engine.get_tensor_dtype(name)))
                 ptr = check(rt.cudaMalloc(size), f"cudaMalloc({name})")
                 self._buffers.append(ptr)
@@ -142,8 +155,11 @@ def profile_engine(engine_path: Path, *, aux_streams: Sequence[int] | None, warm
                    device: int = 0, trace: bool = False) -> list[Path]:
     """Profile an engine once and write a run directory. ``aux_streams`` may only restate the
     engine's own count: it is fixed when the engine is built (``max_aux_streams``)."""
+    from dataclasses import asdict
+
     from trtsafe_lab.profile.harness import TimingConfig, profile
     from trtsafe_lab.profile.rundir import write_run_dir
+    from trtsafe_lab.profile.workload import engine_record
 
     timing = TimingConfig(warmup=warmup, iterations=iterations, use_graph=use_graph)
     with TensorRTEngineExecutor(engine_path, device=device) as executor:
@@ -160,13 +176,17 @@ def profile_engine(engine_path: Path, *, aux_streams: Sequence[int] | None, warm
             from trtsafe_lab.profile.runner import TRACE_ITERATIONS
 
             with kernel_trace() as kernels:
-                profile(executor, TimingConfig(0, TRACE_ITERATIONS, use_graph))
+                profile(executor, TimingConfig(0, TRACE_ITERATIONS, use_graph,
+                                               mode="per-iteration"))
         name = f"{Path(engine_path).name}-aux{executor.num_aux_streams}-" + (
             "graph" if use_graph else "eager")
         out_dir.mkdir(parents=True, exist_ok=True)
         info = {"command": ["trtsafe-lab", "profile", "engine", str(engine_path)],
                 "executor": executor.describe(),
-                "timing": {"warmup": warmup, "iterations": iterations, "use_graph": use_graph},
+                "workload": engine_record(Path(engine_path), shapes=executor.shapes,
+                                          trt_version=executor.trt_version,
+                                          tool="tensorrt python runtime"),
+                "timing": asdict(timing),
                 "num_aux_streams": executor.num_aux_streams,
                 "device_memory_bytes": executor.device_memory_bytes,
                 "gpu": device_properties(device),
