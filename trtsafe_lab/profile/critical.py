@@ -188,3 +188,20 @@ def compare_with_trace(schedule: pd.DataFrame, kernels: pd.DataFrame) -> pd.Data
         error = value / got - 1 if got else float("nan")
         rows.append({"metric": metric, "predicted": value, "measured": got, "error": error})
     return pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS))
+
+
+def traced_pass(kernels: pd.DataFrame, schedule: pd.DataFrame, iteration: int = -1
+                ) -> pd.DataFrame:
+    """One traced pass (default: the last) with each kernel's layer: columns ``layer_name``,
+    ``stream`` (layer-info StreamId), ``start_ns``, ``end_ns``, ``on_critical_path`` (of
+    ``schedule``) - the measured panel of :func:`~.plots_analysis.plot_critical_path`."""
+    work = schedule.loc[~schedule["is_sync"]].reset_index(drop=True)
+    numbered = kernel_iterations(kernels, len(work))
+    wanted = numbered["iteration"].max() if iteration < 0 else iteration
+    one = numbered[numbered["iteration"] == wanted]
+    index = one["index"].to_numpy()
+    return pd.DataFrame({"layer_name": work["layer_name"].to_numpy()[index],
+                         "stream": work["stream_id"].to_numpy()[index],
+                         "start_ns": one["start_ns"].to_numpy(),
+                         "end_ns": one["end_ns"].to_numpy(),
+                         "on_critical_path": work["on_critical_path"].to_numpy()[index]})
