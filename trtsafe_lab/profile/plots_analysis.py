@@ -55,18 +55,24 @@ def plot_pareto(table: pd.DataFrame, *, ax: Axes | None = None, where: str = "")
     ax.scatter(p50[front], mem[front], color="tab:blue", zorder=3, label="Pareto front")
     order = np.argsort(p50[front])
     ax.plot(p50[front][order], mem[front][order], color="tab:blue", lw=1, zorder=2)
+    placed: list[tuple[float, float]] = []
+    x_span = float(p95.max()) if len(p95) else 1.0
+    y_span = float(mem.max()) if len(mem) else 1.0
     for setting, used, x, y in zip(rows["setting"], rows["aux_streams_used"], p50, mem,
                                    strict=True):
         text = f"setting {setting}" + ("" if pd.isna(used) else f" (uses {int(used)})")
-        ax.annotate(for_matplotlib(text), (x, y), xytext=(5, 5), textcoords="offset points",
-                    fontsize=7)
+        near = sum(abs(x - px) < 0.04 * x_span and abs(y - py) < 0.04 * y_span
+                   for px, py in placed)  # stack labels of (nearly) coincident points
+        placed.append((x, y))
+        ax.annotate(for_matplotlib(text), (x, y), xytext=(5, 5 - 10 * near),
+                    textcoords="offset points", fontsize=7)
     ax.set_ylim(0, max(float(mem.max()) * 1.25, 1e-9) if len(mem) else 1)
     ax.set_xlim(left=0, right=float(p95.max()) * 1.15 if len(p95) else 1)
     ax.set_xlabel("latency per pass (ms): median, bar to p95")
     ax.set_ylabel(f"memory ({unit})")
     workloads = ", ".join(dict.fromkeys(str(w) for w in table["workload"]))
     ax.set_title(for_matplotlib(f"Aux-stream sweep: latency vs memory\n{workloads}"
-                                + (f" ({where})" if where else "")), fontsize=9)
+                                + (f"\nmeasured {where}" if where else "")), fontsize=9)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     if len(rows) < len(table):
         ax.text(0.99, 0.02, f"{len(table) - len(rows)} run(s) without recorded memory",
