@@ -1,4 +1,4 @@
-"""Statistics against scipy: Mann-Whitney (exact / asymptotic), the bootstrap, the block bootstrap."""
+"""Statistics against scipy: Mann-Whitney (exact / asymptotic), bootstrap, block bootstrap."""
 
 from __future__ import annotations
 

@@ -79,7 +79,7 @@ def test_trtexec_exports_are_grouped_by_model_and_gpu(corpus_dir: Path) -> None:
     assert workload_of(fp32) == workload_of(fp16)  # precision is what is being compared
     assert workload_of(fp32).as_dict()["gpu"] == "NVIDIA A100 80GB PCIe"
     assert len(compare_runs([fp32, fp16])) == 2
-    with pytest.raises(MixedWorkloadError, match="model: resnet.onnx vs resnet18_fp16.onnx"):
+    with pytest.raises(MixedWorkloadError, match=r"model: resnet\.onnx vs resnet18_fp16\.onnx"):
         compare_runs([fp32, r18])
 
 

@@ -97,7 +97,7 @@ def stream_schedule(graph: pd.DataFrame,
         clock[int(streams[row])] = (end[row], row)
     on_path = np.zeros(len(graph), dtype=bool)
     if len(graph):
-        row = int(np.argmax(end))
+        row = len(end) - 1 - int(np.argmax(end[::-1]))  # the last layer to finish, in order
         while row >= 0:
             on_path[row] = True
             row = pred[row]

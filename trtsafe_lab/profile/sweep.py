@@ -23,7 +23,10 @@ other run is both faster and smaller).
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -32,6 +35,8 @@ import pandas as pd
 
 from trtsafe_lab.profile.compare import compare_runs
 from trtsafe_lab.profile.loaders import Run, load_run
+from trtsafe_lab.profile.rundir import MANIFEST
+from trtsafe_lab.profile.workload import engine_record
 
 SWEEP_TABLE_COLUMNS = ("setting", "run", "workload", "aux_streams_used", "p50_ms", "p95_ms",
                        "p99_ms", "memory_bytes", "memory_source", "speedup", "speedup_ci_low",
@@ -127,3 +132,100 @@ def sweep_reference(spec: Any, aux_counts: Sequence[int], timing: Any, out_dir: 
     paths = run_reference(spec, aux_counts, timing, out_dir, command=command, device=device,
                           trace=trace)
     return sweep_table([load_run(p) for p in paths]), paths
+
+
+HEURISTIC = -1  # maxAuxStreams setting: leave the flag out, the builder's heuristics decide
+ENGINE_SWEEP_COLUMNS = ("setting", "build_status", "build_run_dir", "engine_path",
+                        "profile_run_dir")
+
+
+def _annotate(run_dir: Path, fields: dict[str, Any]) -> None:
+    """Add ``fields`` to a run directory's manifest (written beside it, then renamed)."""
+    path = run_dir / MANIFEST
+    manifest = json.loads(path.read_text())
+    manifest.update(fields)
+    tmp = path.with_name(f".{MANIFEST}.tmp")
+    tmp.write_text(json.dumps(manifest, indent=1))
+    os.replace(tmp, path)
+
+
+def _heuristic_build(command: Any, builds_dir: Path, cache: Path, **build_kwargs: Any
+                     ) -> dict[str, Any]:
+    """The build with ``--maxAuxStreams`` left out (trtexec's default: heuristics), sharing the
+    sweep's timing cache; a row like the builds job's sweep table."""
+    from trtsafe_lab.trtexec.build import TrtexecBuild
+    from trtsafe_lab.trtexec.options import Flag, TrtexecCommand
+    from trtsafe_lab.trtexec.sweep import aux_stream_commands
+
+    base = aux_stream_commands(command, [0], cache)[0]
+    flags = []
+    for flag in base.flags:
+        if flag.name == "maxAuxStreams":
+            continue
+        if flag.name in ("saveEngine", "saveEngineSo") and flag.value:
+            flag = Flag(flag.name, flag.value.replace("-aux0", "-auxheuristic"))
+        flags.append(flag)
+    result = TrtexecBuild(TrtexecCommand(base.tool, tuple(flags), base.version), builds_dir,
+                          label="auxheuristic", **build_kwargs).run()
+    paths = {a["kind"]: a["path"] for a in result.artifacts
+             if a["role"] == "output" and a["present"]}
+    return {"max_aux_streams": HEURISTIC, "status": "passed" if result.ok else "failed",
+            "run_dir": str(result.run_dir), "engine_path": paths.get("engine"),
+            "companion_so_path": paths.get("companion_so")}
+
+
+def sweep_engine_family(command: Any, runs_dir: Path,
+                        values: Sequence[int] = (0, 1, 2, 4, HEURISTIC), *,
+                        timing_cache: Path | None = None, profile_extra: Sequence[str] = (),
+                        **build_kwargs: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Build ``command`` (a :class:`~trtsafe_lab.trtexec.options.TrtexecCommand` with
+    ``--onnx``) once per ``--maxAuxStreams`` value through the builds job (one build run
+    directory each under ``runs_dir/builds``, one timing cache), profile each engine with the
+    same tool (one profile run directory each under ``runs_dir/profiles``, holding the build
+    log as ``build.log`` and the workload: the ONNX file's SHA-256, so the engines compare).
+    ``-1`` builds without the flag (the builder's heuristics; the builds job refuses
+    ``--maxAuxStreams=-1``). Returns (:func:`sweep_table` of the profiled runs, the per-setting
+    build table with :data:`ENGINE_SWEEP_COLUMNS`). Failed builds stay in the build table and
+    are not profiled."""
+    from trtsafe_lab.profile.trtexec_exec import run_trtexec
+    from trtsafe_lab.rundir import LOG_NAME
+    from trtsafe_lab.trtexec.sweep import sweep_aux_streams as build_sweep
+
+    onnx = command.value("onnx")
+    if not onnx:
+        raise ValueError("sweep_engine_family needs --onnx=MODEL in the command: the sweep "
+                         "compares engines built from one network")
+    runs_dir = Path(runs_dir)
+    cache = (timing_cache or runs_dir / "sweep.timing.cache").resolve()
+    explicit = [v for v in values if v != HEURISTIC]
+    if any(v < 0 for v in explicit):
+        raise ValueError(f"maxAuxStreams settings are >= 0 or {HEURISTIC} (heuristics), got "
+                         f"{list(values)}")
+    builds = build_sweep(command, runs_dir / "builds", explicit, cache,
+                         **build_kwargs).to_dict("records") if explicit else []
+    if HEURISTIC in values:
+        builds.append(_heuristic_build(command, runs_dir / "builds", cache, **build_kwargs))
+    rows, runs = [], []
+    for build in builds:
+        row = {"setting": build["max_aux_streams"], "build_status": build["status"],
+               "build_run_dir": build["run_dir"], "engine_path": build["engine_path"],
+               "profile_run_dir": None}
+        rows.append(row)
+        if build["status"] != "passed" or not build["engine_path"]:
+            continue
+        engine = Path(build["engine_path"])
+        so = build.get("companion_so_path")
+        profiled = run_trtexec(engine, runs_dir / "profiles", engine.stem,
+                               version=command.version, executable=command.tool,
+                               safe=command.is_safe, companion_so=Path(so) if so else None,
+                               extra=profile_extra)
+        shutil.copyfile(Path(build["run_dir"]) / LOG_NAME, profiled / BUILD_LOG)
+        _annotate(profiled, {
+            "sweep_setting": row["setting"],
+            "workload": engine_record(engine, shapes=command.value("shapes"),
+                                      trt_version=str(command.version), tool=command.tool,
+                                      network=Path(onnx))})
+        row["profile_run_dir"] = str(profiled)
+        runs.append(load_run(profiled))
+    table = sweep_table(runs) if runs else pd.DataFrame(columns=list(SWEEP_TABLE_COLUMNS))
+    return table, pd.DataFrame(rows, columns=list(ENGINE_SWEEP_COLUMNS))
