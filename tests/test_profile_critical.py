@@ -128,3 +128,20 @@ def test_critical_path_figure_names_lanes_and_shares_the_time_axis() -> None:
     assert top.get_shared_x_axes().joined(top, bottom)
     assert "NVIDIA H200" in fig.get_suptitle()
     assert len([p for p in top.patches if p.get_facecolor()[0] > 0.8]) == 8  # red: critical
+
+
+def test_facade_sweep_and_critical_path() -> None:
+    from trtsafe_lab.profile.session import ProfileComparison
+
+    single, aux = example_runs()["ref-b4-d4-g33x128-i4096"]
+    cmp = ProfileComparison([single, aux])
+    assert cmp.get_sweep()["setting"].tolist() == [0, 4]
+    summary = cmp.get_critical_path_summary(aux.name, times_from=single.name)
+    assert len(summary["critical_layers"]) == 4 and summary["speedup_bound"] > 3.9
+    errors = cmp.get_prediction_error(aux.name, times_from=single.name).set_index("metric")
+    assert errors.loc["makespan_ms", "measured"] > errors.loc["makespan_ms", "predicted"]
+    assert len(cmp.plot_critical_path(aux.name, times_from=single.name).axes) == 2
+    assert cmp.plot_sweep().axes[0].get_ylim()[0] == 0
+    mixed = ProfileComparison([*example_runs()["ref-b4-d8-g4224x128-i1024"], single, aux],
+                              allow_mixed=True)
+    assert mixed.get_comparison()["workload"].nunique() == 2
