@@ -80,3 +80,11 @@ def test_moving_block_resamples_keep_blocks_of_the_series() -> None:
     assert meds.shape == (50,) and meds.min() >= 0 and meds.max() <= 99
     # a series of length 100 in blocks of 100 is always the series itself
     assert np.all(moving_block_medians(x, 100, 5, np.random.default_rng(0)) == 49.5)
+
+
+def test_throughput_counts_every_pass_of_a_batched_sample() -> None:
+    from trtsafe_lab.profile.stats import summarize
+
+    one = summarize([1.0] * 10, span_ms=10.0)
+    batched = summarize([1.0] * 10, span_ms=100.0, passes_per_sample=10)
+    assert one["throughput_qps"] == batched["throughput_qps"] == pytest.approx(1000.0)
