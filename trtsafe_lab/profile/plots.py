@@ -253,5 +253,13 @@ def comparison_figure(runs: Sequence[Run], comparison: pd.DataFrame, *,
         if "workload" in comparison else []
     what = workloads[0] if len(workloads) == 1 else f"{len(workloads)} workloads: " + \
         "; ".join(workloads)
-    fig.suptitle(fm(f"{metric} of {what}\nmeasured: {measured_where(runs)}"), fontsize=10)
+    modes = []
+    if "timing_mode" in comparison:
+        for mode, passes in dict.fromkeys(zip(comparison["timing_mode"],
+                                              comparison["passes_per_sample"], strict=True)):
+            modes.append(f"{mode} ({int(passes)}-pass means)" if passes and passes > 1
+                         else str(mode))
+    timing = f"; timing: {', '.join(modes)}" if modes else ""
+    fig.suptitle(fm(f"{metric} of {what}\nmeasured: {measured_where(runs)}{timing}"),
+                 fontsize=10)
     return fig

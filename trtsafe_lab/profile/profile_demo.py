@@ -87,6 +87,7 @@ def run_demo(out_dir: Path) -> list[Path]:
         fig.savefig(out_dir / f"{workload}-kernels.png", dpi=90)
         aux_runs = [r.name for r in traced if r.info.get("num_aux_streams")]
         fig = plots.plot_layer_comparison(layer_profiles, overlapping=aux_runs, top=40)
+        fig.suptitle(f"{workload}: per-layer time from CUPTI ({where})", fontsize=9)
         fig.savefig(out_dir / f"{workload}-layers.png", dpi=90)
         written += [out_dir / f"{workload}-kernels.png", out_dir / f"{workload}-layers.png"]
         single = next((r for r in traced if not r.info.get("num_aux_streams")), None)
@@ -104,7 +105,8 @@ def run_demo(out_dir: Path) -> list[Path]:
                 timeline = layer_timeline(load_graph(run.files["graph"]),
                                           layer_profiles[run.name])
                 fig = plots.plot_stream_timeline(
-                    timeline, title=f"{run.name}: layer info per StreamId, sync points in red")
+                    timeline, title=f"{run.name}: layer info per StreamId, sync points in red "
+                    f"({where})")
                 fig.savefig(out_dir / f"{run.name}-streams.png", dpi=90)
                 written.append(out_dir / f"{run.name}-streams.png")
     return written

@@ -149,12 +149,20 @@ class ProfileComparison:
         return comparison_figure(self.runs, self.comparison, metric=self.metric)
 
     def plot_kernels(self, name: str, ax: Any = None) -> Any:
-        from trtsafe_lab.profile.plots import plot_kernel_timeline
+        from trtsafe_lab.profile.critical import stream_of_cupti, stream_schedule
+        from trtsafe_lab.profile.plots import measured_where, plot_kernel_timeline
 
-        return plot_kernel_timeline(self.get_kernels(name), ax=ax, title=f"{name}: CUPTI kernels")
+        kernels = self.get_kernels(name)
+        names = None
+        if "graph" in self.run(name).files:
+            names = stream_of_cupti(kernels, stream_schedule(self.get_layers(name), None))
+        return plot_kernel_timeline(kernels, ax=ax, stream_names=names,
+                                    title=f"{name}: CUPTI kernels "
+                                    f"({measured_where([self.run(name)])})")
 
     def plot_streams(self, name: str, ax: Any = None) -> Any:
-        from trtsafe_lab.profile.plots import plot_stream_timeline
+        from trtsafe_lab.profile.plots import measured_where, plot_stream_timeline
 
         return plot_stream_timeline(self.get_stream_timeline(name), ax=ax,
-                                    title=f"{name}: layers per stream")
+                                    title=f"{name}: layers per stream "
+                                    f"({measured_where([self.run(name)])})")
