@@ -20,17 +20,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from trtsafe_lab.profile.loaders import Run
-from trtsafe_lab.profile.plots_analysis import byte_unit, stream_label
+from trtsafe_lab.profile.plots_analysis import byte_unit, figure_axes, stream_label
 from trtsafe_lab.text import for_matplotlib as fm
-
-
-def _axes(ax: Axes | None, size: tuple[float, float] = (6.4, 4.0)) -> tuple[Figure, Axes]:
-    if ax is not None:
-        fig = ax.get_figure()
-        assert isinstance(fig, Figure)
-        return fig, ax
-    fig = Figure(figsize=size, layout="constrained")
-    return fig, fig.add_subplot()
 
 
 def plot_latency_distribution(samples: pd.DataFrame, *, column: str = "latency_ms",
@@ -40,7 +31,7 @@ def plot_latency_distribution(samples: pd.DataFrame, *, column: str = "latency_m
     Each run gets its own latency axis: runs that differ by 4x but each vary by 1% would
     otherwise draw as flat lines on a shared axis. Compare levels with the ECDF or speedup plots.
     """
-    fig, ax = _axes(ax)
+    fig, ax = figure_axes(ax)
     names = list(dict.fromkeys(samples["run"]))
     ax.set_title("Latency distribution per run (own axis each)")
     ax.set_xticks([])
@@ -64,7 +55,7 @@ def plot_latency_distribution(samples: pd.DataFrame, *, column: str = "latency_m
 def plot_latency_ecdf(samples: pd.DataFrame, *, column: str = "latency_ms",
                       ax: Axes | None = None) -> Figure:
     """Empirical CDF of each run's per-iteration times."""
-    fig, ax = _axes(ax)
+    fig, ax = figure_axes(ax)
     for name, group in samples.groupby("run", sort=False):
         x = np.sort(group[column].to_numpy())
         ax.step(x, np.arange(1, x.size + 1) / x.size, where="post", label=fm(name))
@@ -81,7 +72,7 @@ def plot_speedup(comparison: pd.DataFrame, *, ax: Axes | None = None) -> Figure:
     row per run, baseline named on each), so one run or many read the same; with several
     workloads each row names its workload."""
     rows = comparison.dropna(subset=["speedup_vs_baseline"])
-    fig, ax = _axes(ax, (6.4, 1.6 + 0.45 * max(len(rows), 1)))
+    fig, ax = figure_axes(ax, (6.4, 1.6 + 0.45 * max(len(rows), 1)))
     if rows.empty:
         ax.text(0.5, 0.5, "only baseline runs: nothing to compare", ha="center",
                 transform=ax.transAxes)
@@ -117,7 +108,7 @@ def plot_speedup(comparison: pd.DataFrame, *, ax: Axes | None = None) -> Figure:
 def plot_memory_vs_latency(comparison: pd.DataFrame, *, ax: Axes | None = None) -> Figure:
     """Device memory against median latency, one labelled point per run; memory from zero in
     one unit (the largest of GiB/MiB/KiB reached)."""
-    fig, ax = _axes(ax)
+    fig, ax = figure_axes(ax)
     rows = comparison.dropna(subset=["device_memory_bytes"])
     raw = rows["device_memory_bytes"].to_numpy(float)
     unit, scale = byte_unit(raw)
@@ -144,7 +135,7 @@ def plot_layer_comparison(layers: dict[str, pd.DataFrame], *, overlapping: Seque
     """Per-layer median time of several engines side by side (``layers``: run name -> profile
     table). Runs named in ``overlapping`` ran layers on several streams: their bars are hatched
     and labelled, because overlapping layer times cannot be added up or compared as latency."""
-    fig, ax = _axes(ax, (8.0, 1.5 + 0.22 * min(top, max(len(t) for t in layers.values()))))
+    fig, ax = figure_axes(ax, (8.0, 1.5 + 0.22 * min(top, max(len(t) for t in layers.values()))))
     merged = None
     for name, table in layers.items():
         col = table.set_index("layer_name")["median_ms"].rename(name)
@@ -175,7 +166,7 @@ def plot_stream_timeline(timeline: pd.DataFrame, *, ax: Axes | None = None,
                          title: str = "Layers per stream (engine order)") -> Figure:
     """Per-stream layout from layer info (:func:`~trtsafe_lab.profile.timeline.layer_timeline`):
     one row per StreamId, sync layers (signal/wait) as red markers."""
-    fig, ax = _axes(ax, (8.0, 3.0))
+    fig, ax = figure_axes(ax, (8.0, 3.0))
     work = timeline[~timeline["is_sync"]]
     ax.barh(work["stream_id"], work["duration_ms"], left=work["start_ms"], height=0.6,
             edgecolor="white", linewidth=0.5)
@@ -202,7 +193,7 @@ def plot_kernel_timeline(kernels: pd.DataFrame, *, ax: Axes | None = None,
     :func:`~trtsafe_lab.profile.critical.stream_of_cupti`), so lanes read "main stream",
     "aux stream N"; unmapped ids are shown as "CUDA stream <id>". Give several runs axes that
     share x (``sharex``) to compare them on one time axis."""
-    fig, ax = _axes(ax, (8.0, 3.0))
+    fig, ax = figure_axes(ax, (8.0, 3.0))
     t0 = kernels["start_ns"].min()
     names = stream_names or {}
 

@@ -26,7 +26,9 @@ def byte_unit(values: Any) -> tuple[str, float]:
     return next(((u, f) for u, f in BYTE_UNITS if top >= f), ("bytes", 1))
 
 
-def _axes(ax: Axes | None, size: tuple[float, float]) -> tuple[Figure, Axes]:
+def figure_axes(ax: Axes | None, size: tuple[float, float] = (6.4, 4.0)
+                ) -> tuple[Figure, Axes]:
+    """``ax`` and its Figure, or a new constrained-layout Figure of ``size`` with one axes."""
     if ax is not None:
         fig = ax.get_figure()
         assert isinstance(fig, Figure)
@@ -43,7 +45,7 @@ def stream_label(stream: int) -> str:
 def plot_pareto(table: pd.DataFrame, *, ax: Axes | None = None, where: str = "") -> Figure:
     """Median latency against memory for each sweep setting (a :func:`sweep_table`), p95 as an
     error bar to the right, the Pareto front joined; memory axis from zero, one byte unit."""
-    fig, ax = _axes(ax, (7.0, 4.4))
+    fig, ax = figure_axes(ax, (7.0, 4.4))
     rows = table.dropna(subset=["memory_bytes"])
     unit, scale = byte_unit(rows["memory_bytes"])
     mem = rows["memory_bytes"].to_numpy(float) / scale
