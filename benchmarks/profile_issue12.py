@@ -27,7 +27,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-from trtsafe_lab.profile._cuda import activate_device, device_properties
+from trtsafe_lab.cuda_api import activate_device, device_properties
 from trtsafe_lab.profile.critical import (
     compare_with_trace,
     critical_path_summary,
@@ -42,7 +42,7 @@ from trtsafe_lab.profile.harness import (
     profile,
 )
 from trtsafe_lab.profile.layers import load_graph
-from trtsafe_lab.profile.loaders import load_run
+from trtsafe_lab.profile.loaders import load_profile_run
 from trtsafe_lab.profile.plots_analysis import plot_critical_path, plot_pareto
 from trtsafe_lab.profile.profile_demo import kernel_names
 from trtsafe_lab.profile.reference import ReferenceWorkload, WorkloadSpec
@@ -107,7 +107,7 @@ def critical(runs: Path, figures: Path, where: str, command: list[str]) -> dict[
         spec, aux_n = WORKLOADS[name]
         paths = run_reference(spec, [0, aux_n], TimingConfig(warmup=20, iterations=200),
                               runs / f"critical-{name}", command=command, trace=True)
-        single, multi = (load_run(p) for p in paths)
+        single, multi = (load_profile_run(p) for p in paths)
         k0, k1 = kernel_table(single.kernels or []), kernel_table(multi.kernels or [])
         graph = load_graph(multi.files["graph"])
         entry: dict[str, Any] = {"runs": [p.name for p in paths]}

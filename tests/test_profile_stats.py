@@ -83,8 +83,8 @@ def test_moving_block_resamples_keep_blocks_of_the_series() -> None:
 
 
 def test_throughput_counts_every_pass_of_a_batched_sample() -> None:
-    from trtsafe_lab.profile.stats import summarize
+    from trtsafe_lab.profile.stats import latency_summary
 
-    one = summarize([1.0] * 10, span_ms=10.0)
-    batched = summarize([1.0] * 10, span_ms=100.0, passes_per_sample=10)
+    one = latency_summary([1.0] * 10, span_ms=10.0)
+    batched = latency_summary([1.0] * 10, span_ms=100.0, passes_per_sample=10)
     assert one["throughput_qps"] == batched["throughput_qps"] == pytest.approx(1000.0)

@@ -13,7 +13,7 @@ matplotlib.use("Agg")
 
 from trtsafe_lab.cli import main
 from trtsafe_lab.profile.compare import compare_runs
-from trtsafe_lab.profile.loaders import load_run
+from trtsafe_lab.profile.loaders import load_profile_run
 from trtsafe_lab.profile.profile_demo import example_runs, examples_dir
 from trtsafe_lab.profile.workload import (
     MixedWorkloadError,
@@ -74,7 +74,7 @@ def test_mixed_figures_label_every_workload(bundled) -> None:
 
 
 def test_trtexec_exports_are_grouped_by_model_and_gpu(corpus_dir: Path) -> None:
-    fp32, fp16, r18 = (load_run(corpus_dir / EXPORTS / n) for n in (
+    fp32, fp16, r18 = (load_profile_run(corpus_dir / EXPORTS / n) for n in (
         "trt8-resnet50-a100-fp32", "trt8-resnet50-a100-fp16", "trt10-resnet18-fp16"))
     assert workload_of(fp32) == workload_of(fp16)  # precision is what is being compared
     assert workload_of(fp32).as_dict()["gpu"] == "NVIDIA A100 80GB PCIe"
@@ -89,7 +89,7 @@ def test_exports_without_metadata_record_nothing_and_compare_with_nothing(
     for name in ("a", "b"):
         (tmp_path / name).mkdir()
         shutil.copy(src, tmp_path / name / "x.timing.json")
-    a, b = load_run(tmp_path / "a"), load_run(tmp_path / "b")
+    a, b = load_profile_run(tmp_path / "a"), load_profile_run(tmp_path / "b")
     assert workload_of(a).as_dict()["workload"] == "unrecorded"
     with pytest.raises(MixedWorkloadError, match="unrecorded"):
         compare_runs([a, b])
@@ -106,17 +106,17 @@ def _copy_run(src: Path, dst: Path, **changes: object) -> Path:
 
 def test_timing_mode_and_gpu_are_part_of_the_workload(tmp_path: Path) -> None:
     src = examples_dir() / "ref-b4-d4-g33x128-i4096-aux0-graph"
-    base = load_run(src)
+    base = load_profile_run(src)
     assert base.info["timing"]["mode"] == "batched"
     manifest = json.loads((src / "manifest.json").read_text())
     other_mode = _copy_run(src, tmp_path / "per-iter",
                            timing={**manifest["timing"], "mode": "per-iteration"})
     with pytest.raises(MixedWorkloadError, match="timing_mode: batched vs per-iteration"):
-        compare_runs([base, load_run(other_mode)])
+        compare_runs([base, load_profile_run(other_mode)])
     other_gpu = _copy_run(src, tmp_path / "h100", gpu={"gpu_name": "NVIDIA H100"})
     with pytest.raises(MixedWorkloadError, match="gpu: NVIDIA H200 vs NVIDIA H100"):
-        compare_runs([base, load_run(other_gpu)])
-    legacy = load_run(examples_dir() / "ref-b4-d8-g4x128-i4096-aux0-graph")
+        compare_runs([base, load_profile_run(other_gpu)])
+    legacy = load_profile_run(examples_dir() / "ref-b4-d8-g4x128-i4096-aux0-graph")
     assert workload_of(legacy).as_dict()["timing_mode"] == "per-iteration"  # before modes
 
 
@@ -133,12 +133,12 @@ def test_engine_runs_compare_by_source_network(tmp_path: Path) -> None:
     for engine in (e0, e4):
         record = engine_record(engine, shapes={"input": [1, 3, 224, 224]}, trt_version="11.4",
                                tool="trtexec", network=onnx)
-        runs.append(load_run(_copy_run(src, tmp_path / engine.stem, workload=record,
+        runs.append(load_profile_run(_copy_run(src, tmp_path / engine.stem, workload=record,
                                        executor={"executor": "trtexec"})))
     assert len(compare_runs(runs)) == 2  # two engines of one network: comparable
     alone = engine_record(e4, shapes={"input": [1, 3, 224, 224]}, trt_version="11.4",
                           tool="trtexec")
-    runs[1] = load_run(_copy_run(src, tmp_path / "alone", workload=alone,
+    runs[1] = load_profile_run(_copy_run(src, tmp_path / "alone", workload=alone,
                                  executor={"executor": "trtexec"}))
     with pytest.raises(MixedWorkloadError, match="network:"):
         compare_runs(runs)  # without the network, each engine is its own workload

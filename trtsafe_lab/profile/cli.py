@@ -31,11 +31,11 @@ def _positive(text: str) -> int:
 
 def _compare(args: argparse.Namespace) -> int:
     from trtsafe_lab.profile.compare import compare_runs, to_json_records
-    from trtsafe_lab.profile.loaders import ExportError, load_run
+    from trtsafe_lab.profile.loaders import ExportError, load_profile_run
     from trtsafe_lab.profile.workload import MixedWorkloadError
 
     try:
-        runs = [load_run(Path(p)) for p in args.runs]
+        runs = [load_profile_run(Path(p)) for p in args.runs]
         table = compare_runs(runs, baseline=args.baseline, metric=args.metric,
                              allow_mixed=args.allow_mixed)
     except MixedWorkloadError:
@@ -114,13 +114,13 @@ def _show_sweep(table: Any, args: argparse.Namespace, where: str) -> None:
 
 
 def _sweep_runs(args: argparse.Namespace) -> int:
-    from trtsafe_lab.profile.loaders import ExportError, load_run
+    from trtsafe_lab.profile.loaders import ExportError, load_profile_run
     from trtsafe_lab.profile.plots import measured_where
     from trtsafe_lab.profile.sweep import sweep_table
     from trtsafe_lab.profile.workload import MixedWorkloadError
 
     try:
-        runs = [load_run(Path(p)) for p in args.runs]
+        runs = [load_profile_run(Path(p)) for p in args.runs]
         table = sweep_table(runs, metric=args.metric, allow_mixed=args.allow_mixed)
     except MixedWorkloadError:
         raise
@@ -131,7 +131,7 @@ def _sweep_runs(args: argparse.Namespace) -> int:
 
 
 def _sweep_reference(args: argparse.Namespace) -> int:
-    from trtsafe_lab.profile.loaders import load_run
+    from trtsafe_lab.profile.loaders import load_profile_run
     from trtsafe_lab.profile.plots import measured_where
     from trtsafe_lab.profile.sweep import sweep_reference
 
@@ -140,7 +140,7 @@ def _sweep_reference(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     table, paths = sweep_reference(spec, args.aux, timing, out,
                                    command=["trtsafe-lab", *sys.argv[1:]], trace=args.trace)
-    _show_sweep(table, args, measured_where([load_run(p) for p in paths]))
+    _show_sweep(table, args, measured_where([load_profile_run(p) for p in paths]))
     return 0
 
 
@@ -160,7 +160,7 @@ def _sweep_engines(args: argparse.Namespace) -> int:
 
 
 def _engine(args: argparse.Namespace) -> int:
-    from trtsafe_lab.profile.engine import profile_engine
+    from trtsafe_lab.profile.trt_engine_executor import profile_engine
 
     paths = profile_engine(Path(args.engine), aux_streams=args.aux_streams,
                            warmup=args.warmup, iterations=args.iterations,

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from trtsafe_lab.profile.loaders import Run
-from trtsafe_lab.profile.stats import BLOCK, mann_whitney, speedup_ci, summarize
+from trtsafe_lab.profile.stats import BLOCK, latency_summary, mann_whitney, speedup_ci
 from trtsafe_lab.profile.workload import check_comparable, group_runs, timing_mode
 
 METRICS = {"latency": "latency_ms", "compute": "compute_ms"}
@@ -94,7 +94,7 @@ def compare_runs(runs: Sequence[Run], *, baseline: str | None = None, metric: st
             samples = run_samples(run, metric)
             row: dict[str, Any] = {
                 "run": run.name, "workload": workload.label, "baseline": base_name,
-                **summarize(samples, span_ms=_span_ms(run),
+                **latency_summary(samples, span_ms=_span_ms(run),
                             passes_per_sample=passes_per_sample(run))}
             if run.name != base_name:
                 s = speedup_ci(base, samples, level=level, resamples=resamples)

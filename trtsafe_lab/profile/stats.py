@@ -1,6 +1,6 @@
 """Statistics of per-iteration times, and comparisons a reviewer accepts (scipy.stats).
 
-:func:`summarize` gives one run's row (keys in :data:`SUMMARY_KEYS`, milliseconds):
+:func:`latency_summary` gives one run's row (keys in :data:`SUMMARY_KEYS`, milliseconds):
 ``n``, ``min_ms``, ``median_ms``, ``mean_ms``, ``p90_ms``, ``p95_ms``, ``p99_ms``, ``max_ms``,
 ``std_ms`` and ``throughput_qps``; percentiles use numpy's default (linear) interpolation, which
 is what trtexec's printed summary matches (tested on the corpus).
@@ -42,12 +42,12 @@ def _samples(values: Sequence[float] | np.ndarray, what: str) -> np.ndarray:
     return arr
 
 
-def summarize(times_ms: Sequence[float] | np.ndarray, *, span_ms: float | None = None,
+def latency_summary(times_ms: Sequence[float] | np.ndarray, *, span_ms: float | None = None,
               passes_per_sample: int = 1) -> dict[str, float]:
     """One run's statistics. ``throughput_qps`` is forward passes / ``span_ms`` (first start to
     last end of the timed loop) when given, else 1000 / mean (back-to-back iterations).
     ``passes_per_sample``: forward passes behind each sample (batched timing)."""
-    x = _samples(times_ms, "summarize")
+    x = _samples(times_ms, "latency_summary")
     p90, p95, p99 = np.percentile(x, [90, 95, 99])
     mean = float(x.mean())
     passes = x.size * passes_per_sample

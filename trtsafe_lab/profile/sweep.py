@@ -5,7 +5,7 @@ Three sources, one table (:func:`sweep_table`) and one Pareto plot
 
 - :func:`sweep_reference`: the reference workload at several aux-stream counts (GPU);
 - :func:`sweep_engine_family`: one network built by trtexec with ``--maxAuxStreams`` = each
-  setting (through the builds job, :func:`trtsafe_lab.trtexec.sweep.sweep_aux_streams`: one
+  setting (through the builds job, :func:`trtsafe_lab.sweep.sweep_aux_streams`: one
   build run directory per setting, one shared timing cache), each engine then profiled by
   trtexec into its own profile run directory;
 - any recorded runs (:func:`sweep_table` on loaded runs).
@@ -34,9 +34,9 @@ from typing import Any
 import pandas as pd
 
 from trtsafe_lab.profile.compare import compare_runs
-from trtsafe_lab.profile.loaders import Run, load_run
+from trtsafe_lab.profile.identity import engine_record
+from trtsafe_lab.profile.loaders import Run, load_profile_run
 from trtsafe_lab.profile.rundir import MANIFEST
-from trtsafe_lab.profile.workload import engine_record
 
 SWEEP_TABLE_COLUMNS = ("setting", "run", "workload", "aux_streams_used", "p50_ms", "p95_ms",
                        "p99_ms", "memory_bytes", "memory_source", "speedup", "speedup_ci_low",
@@ -131,7 +131,7 @@ def sweep_reference(spec: Any, aux_counts: Sequence[int], timing: Any, out_dir: 
 
     paths = run_reference(spec, aux_counts, timing, out_dir, command=command, device=device,
                           trace=trace)
-    return sweep_table([load_run(p) for p in paths]), paths
+    return sweep_table([load_profile_run(p) for p in paths]), paths
 
 
 HEURISTIC = -1  # maxAuxStreams setting: leave the flag out, the builder's heuristics decide
@@ -153,9 +153,9 @@ def _heuristic_build(command: Any, builds_dir: Path, cache: Path, **build_kwargs
                      ) -> dict[str, Any]:
     """The build with ``--maxAuxStreams`` left out (trtexec's default: heuristics), sharing the
     sweep's timing cache; a row like the builds job's sweep table."""
+    from trtsafe_lab.sweep import aux_stream_commands
     from trtsafe_lab.trtexec.build import TrtexecBuild
     from trtsafe_lab.trtexec.options import Flag, TrtexecCommand
-    from trtsafe_lab.trtexec.sweep import aux_stream_commands
 
     base = aux_stream_commands(command, [0], cache)[0]
     flags = []
@@ -189,7 +189,7 @@ def sweep_engine_family(command: Any, runs_dir: Path,
     are not profiled."""
     from trtsafe_lab.profile.trtexec_exec import run_trtexec
     from trtsafe_lab.rundir import LOG_NAME
-    from trtsafe_lab.trtexec.sweep import sweep_aux_streams as build_sweep
+    from trtsafe_lab.sweep import sweep_aux_streams as build_sweep
 
     onnx = command.value("onnx")
     if not onnx:
@@ -226,6 +226,6 @@ def sweep_engine_family(command: Any, runs_dir: Path,
                                       trt_version=str(command.version), tool=command.tool,
                                       network=Path(onnx))})
         row["profile_run_dir"] = str(profiled)
-        runs.append(load_run(profiled))
+        runs.append(load_profile_run(profiled))
     table = sweep_table(runs) if runs else pd.DataFrame(columns=list(SWEEP_TABLE_COLUMNS))
     return table, pd.DataFrame(rows, columns=list(ENGINE_SWEEP_COLUMNS))

@@ -24,15 +24,18 @@ Key fields by source:
 
 from __future__ import annotations
 
-import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from trtsafe_lab.errors import UsageError
+from trtsafe_lab.profile.identity import engine_record, file_sha256
 from trtsafe_lab.profile.loaders import Run
+
+__all__ = ["MixedWorkloadError", "Workload", "check_comparable", "describe_difference",
+           "engine_record", "file_sha256", "group_runs", "timing_mode", "workload_of"]
 
 REFERENCE_FIELDS = ("branches", "depth", "blocks", "threads", "iters")
 # Timing modes (see trtsafe_lab.profile.harness); runs made before modes existed timed every
@@ -53,32 +56,6 @@ class Workload:
 
     def as_dict(self) -> dict[str, str]:
         return dict(self.key)
-
-
-def file_sha256(path: Path) -> str:
-    """SHA-256 of a file, read in 1 MiB chunks."""
-    digest = hashlib.sha256()
-    with Path(path).open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def engine_record(engine: Path, *, shapes: Mapping[str, Sequence[int]] | str | None,
-                  trt_version: str | None, tool: str, network: Path | None = None
-                  ) -> dict[str, Any]:
-    """The ``workload`` manifest entry of an engine run: engine path and SHA-256, input shapes,
-    TensorRT version and tool; with ``network`` (the ONNX file it was built from) also its
-    SHA-256, so that engines built from one network with different settings compare."""
-    record: dict[str, Any] = {
-        "kind": "engine", "engine": str(engine), "engine_sha256": file_sha256(engine),
-        "shapes": shapes if isinstance(shapes, str) or shapes is None else
-        ";".join(f"{k}:{'x'.join(str(int(d)) for d in v)}" for k, v in shapes.items()),
-        "trt_version": trt_version, "tool": tool}
-    if network is not None:
-        record.update(network=str(network), network_name=Path(network).name,
-                      network_sha256=file_sha256(network))
-    return record
 
 
 def _gpu(info: dict[str, Any]) -> str:
