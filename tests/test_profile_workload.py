@@ -99,7 +99,7 @@ def test_exports_without_metadata_record_nothing_and_compare_with_nothing(
 def _copy_run(src: Path, dst: Path, **changes: object) -> Path:
     shutil.copytree(src, dst)
     manifest = json.loads((dst / "manifest.json").read_text())
-    manifest.update(name=dst.name, **changes)
+    manifest.update({"name": dst.name, **changes})
     (dst / "manifest.json").write_text(json.dumps(manifest))
     return dst
 
@@ -142,3 +142,16 @@ def test_engine_runs_compare_by_source_network(tmp_path: Path) -> None:
                                  executor={"executor": "trtexec"}))
     with pytest.raises(MixedWorkloadError, match="network:"):
         compare_runs(runs)  # without the network, each engine is its own workload
+
+
+def test_run_names_reach_figures_literally(tmp_path: Path) -> None:
+    from trtsafe_lab.profile.plots import plot_memory_vs_latency, plot_speedup
+    from trtsafe_lab.text import for_matplotlib
+
+    src = examples_dir() / "ref-b4-d4-g33x128-i4096-aux0-graph"
+    odd = load_profile_run(_copy_run(src, tmp_path / "odd", name="aux $x^2$"))
+    table = compare_runs([load_profile_run(src), odd])
+    ticks = [t.get_text() for t in plot_speedup(table).axes[0].get_yticklabels()]
+    assert ticks[0].startswith(for_matplotlib("aux $x^2$")) and "\\$" in ticks[0]
+    notes = [t.get_text() for t in plot_memory_vs_latency(table).axes[0].texts]
+    assert for_matplotlib("aux $x^2$") in notes

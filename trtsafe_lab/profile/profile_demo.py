@@ -15,6 +15,7 @@ from trtsafe_lab.profile.layers import load_graph
 from trtsafe_lab.profile.loaders import Run, load_profile_run
 from trtsafe_lab.profile.timeline import kernel_layer_profile, last_iteration, layer_timeline
 from trtsafe_lab.profile.workload import check_comparable
+from trtsafe_lab.text import for_matplotlib
 
 
 def examples_dir() -> Path:
@@ -83,11 +84,13 @@ def run_demo(out_dir: Path) -> list[Path]:
                                        title=f"{run.name}: CUPTI kernels, last forward pass",
                                        stream_names=stream_of_cupti(kernels, schedule))
             layer_profiles[run.name] = kernel_layer_profile(kernels, names)
-        fig.suptitle(f"{workload}: kernels per stream on one time axis ({where})", fontsize=9)
+        fig.suptitle(for_matplotlib(f"{workload}: kernels per stream on one time axis ({where})"),
+                     fontsize=9)
         fig.savefig(out_dir / f"{workload}-kernels.png", dpi=90)
         aux_runs = [r.name for r in traced if r.info.get("num_aux_streams")]
         fig = plots.plot_layer_comparison(layer_profiles, overlapping=aux_runs, top=40)
-        fig.suptitle(f"{workload}: per-layer time from CUPTI ({where})", fontsize=9)
+        fig.suptitle(for_matplotlib(f"{workload}: per-layer time from CUPTI ({where})"),
+                     fontsize=9)
         fig.savefig(out_dir / f"{workload}-layers.png", dpi=90)
         written += [out_dir / f"{workload}-kernels.png", out_dir / f"{workload}-layers.png"]
         single = next((r for r in traced if not r.info.get("num_aux_streams")), None)
