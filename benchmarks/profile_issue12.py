@@ -28,6 +28,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 from trtsafe_lab.cuda_api import activate_device, device_properties
+from trtsafe_lab.demo.profile import kernel_names
 from trtsafe_lab.profile.critical import (
     compare_with_trace,
     critical_path_summary,
@@ -44,7 +45,6 @@ from trtsafe_lab.profile.harness import (
 from trtsafe_lab.profile.layers import load_graph
 from trtsafe_lab.profile.loaders import load_profile_run
 from trtsafe_lab.profile.plots_analysis import plot_critical_path, plot_pareto
-from trtsafe_lab.profile.profile_demo import kernel_names
 from trtsafe_lab.profile.reference import ReferenceWorkload, WorkloadSpec
 from trtsafe_lab.profile.runner import gpu_clocks
 from trtsafe_lab.profile.sweep import sweep_reference

@@ -15,6 +15,7 @@ import pytest
 
 matplotlib.use("Agg")
 
+from trtsafe_lab.demo.profile import example_runs, kernel_names
 from trtsafe_lab.profile.critical import (
     compare_with_trace,
     critical_path_summary,
@@ -25,7 +26,6 @@ from trtsafe_lab.profile.critical import (
 )
 from trtsafe_lab.profile.cupti_trace import kernel_table
 from trtsafe_lab.profile.layers import load_graph, load_profile
-from trtsafe_lab.profile.profile_demo import example_runs, kernel_names
 from trtsafe_lab.profile.timeline import kernel_layer_profile
 
 EXPORTS = "trtexec-exports"

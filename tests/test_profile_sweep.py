@@ -21,7 +21,7 @@ matplotlib.use("Agg")
 from builds_support import DOUBLE_SOURCE, build_shared_object
 
 from trtsafe_lab.cli import main
-from trtsafe_lab.profile.profile_demo import example_runs
+from trtsafe_lab.demo.profile import example_runs
 from trtsafe_lab.profile.sweep import (
     ENGINE_SWEEP_COLUMNS,
     SWEEP_TABLE_COLUMNS,

@@ -12,9 +12,9 @@ import pytest
 matplotlib.use("Agg")
 
 from trtsafe_lab.cli import main
+from trtsafe_lab.demo.profile import example_runs, examples_dir
 from trtsafe_lab.profile.compare import compare_runs
 from trtsafe_lab.profile.loaders import load_profile_run
-from trtsafe_lab.profile.profile_demo import example_runs, examples_dir
 from trtsafe_lab.profile.workload import (
     MixedWorkloadError,
     engine_record,

@@ -171,16 +171,26 @@ def _engine(args: argparse.Namespace) -> int:
 
 
 def _reference_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--branches", type=_positive, default=4)
-    parser.add_argument("--depth", type=_positive, default=8)
-    parser.add_argument("--blocks", type=_positive, default=4)
-    parser.add_argument("--threads", type=_positive, default=128)
-    parser.add_argument("--iters", type=_positive, default=4096)
+    parser.add_argument("--branches", type=_positive, default=4,
+                        help="independent branches of the workload, each a chain of dependent "
+                        "kernels (default: 4)")
+    parser.add_argument("--depth", type=_positive, default=8,
+                        help="serially dependent kernels per branch (default: 8)")
+    parser.add_argument("--blocks", type=_positive, default=4,
+                        help="thread blocks per kernel launch (default: 4)")
+    parser.add_argument("--threads", type=_positive, default=128,
+                        help="threads per block (default: 128)")
+    parser.add_argument("--iters", type=_positive, default=4096,
+                        help="integer-hash rounds per thread in each kernel: the work per kernel "
+                        "(default: 4096)")
     parser.add_argument("--aux", type=_int_list, default=[0, 4],
                      help="aux-stream counts to run, comma-separated (default: 0,4)")
     parser.add_argument("--graph", action="store_true", help="replay a captured CUDA graph")
-    parser.add_argument("--warmup", type=int, default=20)
-    parser.add_argument("--iterations", type=_positive, default=200)
+    parser.add_argument("--warmup", type=int, default=20,
+                        help="untimed forward passes before timing (default: 20)")
+    parser.add_argument("--iterations", type=_positive, default=200,
+                        help="timed samples per run (default: 200; batched: each sample times "
+                        "--passes-per-sample passes)")
     parser.add_argument("--timing", choices=TIMING_MODES, default=TIMING_MODES[0],
                      help="batched (default): one event pair per --passes-per-sample passes, "
                      "unbiased medians; per-iteration: events around every pass, for tails; "
@@ -193,7 +203,8 @@ def _reference_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _output_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    parser.add_argument("--format", choices=("table", "json", "csv"), default="table",
+                        help="print a table, JSON records or CSV (default: table)")
     parser.add_argument("--plot", metavar="FILE.png", help="also write the Pareto plot")
 
 
@@ -202,8 +213,10 @@ def _register_sweep(sub: Any) -> None:
                            "runs, the reference workload, or an engine family built by trtexec")
     kinds = sweep.add_subparsers(dest="sweep_source", metavar="SOURCE", required=True)
     runs = kinds.add_parser("runs", help="one table and Pareto plot from recorded runs")
-    runs.add_argument("runs", nargs="+", metavar="RUN")
-    runs.add_argument("--metric", choices=("latency", "compute"), default="latency")
+    runs.add_argument("runs", nargs="+", metavar="RUN",
+                      help="a run directory or a folder of trtexec exports, one per setting")
+    runs.add_argument("--metric", choices=("latency", "compute"), default="latency",
+                      help="latency uses latencyMs, compute uses computeMs (default: latency)")
     runs.add_argument("--allow-mixed", action="store_true",
                       help="runs of several workloads: speedups within each workload")
     _output_arguments(runs)
@@ -242,7 +255,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     cmp_.add_argument("--allow-mixed", action="store_true",
                       help="runs of different workloads: compare each workload's runs within "
                       "their own group (labelled) instead of refusing (exit 2)")
-    cmp_.add_argument("--format", choices=("table", "json"), default="table")
+    cmp_.add_argument("--format", choices=("table", "json"), default="table",
+                      help="print a table or JSON records (default: table)")
     cmp_.add_argument("--plot", metavar="FILE.png", help="also write a comparison figure")
     cmp_.set_defaults(func=_compare)
 
@@ -260,7 +274,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     eng.add_argument("--graph", action="store_true", help="replay a captured CUDA graph")
     eng.add_argument("--trace", action="store_true",
                      help="also record a CUPTI kernel trace (needs cupti-python)")
-    eng.add_argument("--warmup", type=int, default=20)
-    eng.add_argument("--iterations", type=_positive, default=200)
+    eng.add_argument("--warmup", type=int, default=20,
+                     help="untimed inferences before timing (default: 20)")
+    eng.add_argument("--iterations", type=_positive, default=200,
+                     help="timed inferences per run (default: 200)")
     eng.add_argument("--out", default="out/profile", help="parent folder of the run directories")
     eng.set_defaults(func=_engine)

@@ -7,19 +7,11 @@ compare.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-
-def file_sha256(path: Path) -> str:
-    """SHA-256 of a file, read in 1 MiB chunks."""
-    digest = hashlib.sha256()
-    with Path(path).open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+from trtsafe_lab.rundir import sha256_file
 
 
 def engine_record(engine: Path, *, shapes: Mapping[str, Sequence[int]] | str | None,
@@ -29,11 +21,11 @@ def engine_record(engine: Path, *, shapes: Mapping[str, Sequence[int]] | str | N
     TensorRT version and tool; with ``network`` (the ONNX file it was built from) also its
     SHA-256, so that engines built from one network with different settings compare."""
     record: dict[str, Any] = {
-        "kind": "engine", "engine": str(engine), "engine_sha256": file_sha256(engine),
+        "kind": "engine", "engine": str(engine), "engine_sha256": sha256_file(engine),
         "shapes": shapes if isinstance(shapes, str) or shapes is None else
         ";".join(f"{k}:{'x'.join(str(int(d)) for d in v)}" for k, v in shapes.items()),
         "trt_version": trt_version, "tool": tool}
     if network is not None:
         record.update(network=str(network), network_name=Path(network).name,
-                      network_sha256=file_sha256(network))
+                      network_sha256=sha256_file(network))
     return record

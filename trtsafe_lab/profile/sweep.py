@@ -23,8 +23,6 @@ other run is both faster and smaller).
 
 from __future__ import annotations
 
-import json
-import os
 import re
 import shutil
 from collections.abc import Sequence
@@ -33,10 +31,12 @@ from typing import Any
 
 import pandas as pd
 
+from trtsafe_lab.files import write_json_atomic
 from trtsafe_lab.profile.compare import compare_runs
 from trtsafe_lab.profile.identity import engine_record
 from trtsafe_lab.profile.loaders import Run, load_profile_run
 from trtsafe_lab.profile.rundir import MANIFEST
+from trtsafe_lab.rundir import read_json_object
 
 SWEEP_TABLE_COLUMNS = ("setting", "run", "workload", "aux_streams_used", "p50_ms", "p95_ms",
                        "p99_ms", "memory_bytes", "memory_source", "speedup", "speedup_ci_low",
@@ -140,13 +140,10 @@ ENGINE_SWEEP_COLUMNS = ("setting", "build_status", "build_run_dir", "engine_path
 
 
 def _annotate(run_dir: Path, fields: dict[str, Any]) -> None:
-    """Add ``fields`` to a run directory's manifest (written beside it, then renamed)."""
-    path = run_dir / MANIFEST
-    manifest = json.loads(path.read_text())
+    """Add ``fields`` to a run directory's manifest (an atomic rewrite)."""
+    manifest = read_json_object(run_dir / MANIFEST)
     manifest.update(fields)
-    tmp = path.with_name(f".{MANIFEST}.tmp")
-    tmp.write_text(json.dumps(manifest, indent=1))
-    os.replace(tmp, path)
+    write_json_atomic(run_dir / MANIFEST, manifest)
 
 
 def _heuristic_build(command: Any, builds_dir: Path, cache: Path, **build_kwargs: Any

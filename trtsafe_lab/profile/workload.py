@@ -31,11 +31,11 @@ from pathlib import Path
 from typing import Any
 
 from trtsafe_lab.errors import UsageError
-from trtsafe_lab.profile.identity import engine_record, file_sha256
+from trtsafe_lab.profile.identity import engine_record
 from trtsafe_lab.profile.loaders import Run
 
 __all__ = ["MixedWorkloadError", "Workload", "check_comparable", "describe_difference",
-           "engine_record", "file_sha256", "group_runs", "timing_mode", "workload_of"]
+           "engine_record", "group_runs", "timing_mode", "workload_of"]
 
 REFERENCE_FIELDS = ("branches", "depth", "blocks", "threads", "iters")
 # Timing modes (see trtsafe_lab.profile.harness); runs made before modes existed timed every
