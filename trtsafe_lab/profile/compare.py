@@ -13,8 +13,10 @@ against), ``n``, ``median_ms``, ``mean_ms``, ``p90_ms``, ``p95_ms``, ``p99_ms``,
 95% CI), ``ci_method`` (i.i.d. or moving-block bootstrap, see :mod:`~trtsafe_lab.profile.stats`),
 ``p_value`` (two-sided Mann-Whitney U) and ``significant`` (p < 0.05, and for autocorrelated
 times also a CI that excludes 1); and, where the run records them, ``num_aux_streams``,
-``device_memory_bytes``, ``ideal_speedup``, ``warmup``, ``iterations``, ``timing_mode`` and
-``passes_per_sample`` (forward passes behind each sample).
+``device_memory_bytes``, ``ideal_speedup``, ``warmup``, ``iterations``, ``timing_mode``,
+``passes_per_sample`` (forward passes behind each sample) and ``statistics`` (what the samples
+are: per-iteration records, or for a summary-only trtexec_safe run the medians of its repeats;
+with one sample on a side there is no speedup CI).
 """
 
 from __future__ import annotations
@@ -36,7 +38,8 @@ JSON_KEYS = ("run", "workload", "n", "median_ms", "mean_ms", "p90_ms", "p95_ms",
 SPEEDUP_KEYS = ("speedup_vs_baseline", "speedup_ci_low", "speedup_ci_high")
 COMPARE_COLUMNS = (*JSON_KEYS, "baseline", "std_ms", *SPEEDUP_KEYS, "ci_method",
                    "p_value", "significant", "num_aux_streams", "device_memory_bytes",
-                   "ideal_speedup", "warmup", "iterations", "timing_mode", "passes_per_sample")
+                   "ideal_speedup", "warmup", "iterations", "timing_mode", "passes_per_sample",
+                   "statistics")
 
 
 def run_samples(run: Run, metric: str) -> np.ndarray:
@@ -68,7 +71,7 @@ def _recorded(run: Run) -> dict[str, Any]:
             "ideal_speedup": info.get("ideal_speedup"),
             "warmup": timing.get("warmup"), "iterations": timing.get("iterations"),
             "timing_mode": timing_mode(info) if "schema" in info else "trtexec",
-            "passes_per_sample": passes_per_sample(run)}
+            "passes_per_sample": passes_per_sample(run), "statistics": info.get("statistics")}
 
 
 def compare_runs(runs: Sequence[Run], *, baseline: str | None = None, metric: str = "latency",
@@ -95,8 +98,8 @@ def compare_runs(runs: Sequence[Run], *, baseline: str | None = None, metric: st
             row: dict[str, Any] = {
                 "run": run.name, "workload": workload.label, "baseline": base_name,
                 **latency_summary(samples, span_ms=_span_ms(run),
-                            passes_per_sample=passes_per_sample(run))}
-            if run.name != base_name:
+                                  passes_per_sample=passes_per_sample(run))}
+            if run.name != base_name and min(len(base), len(samples)) > 1:
                 s = speedup_ci(base, samples, level=level, resamples=resamples)
                 test = mann_whitney(base, samples)
                 excludes_one = not s.ci_low <= 1.0 <= s.ci_high
