@@ -25,13 +25,14 @@ import argparse
 import datetime as dt
 import json
 import os
-import platform
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from bench_failure_table import machine, write_results  # shared with the in-process benchmark
 
 REPO = Path(__file__).resolve().parents[1]
 GREP_PATTERN = r"\[E\]|\[W\]|Error Code|ERROR"
@@ -124,25 +125,6 @@ def hostile_shapes() -> dict[str, float]:
     return speeds
 
 
-def machine() -> dict[str, object]:
-    cpu = platform.processor()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:  # no /proc/cpuinfo: keep platform.processor()'s (vaguer) name
-        pass
-    return {
-        "cpu": cpu,
-        "cores": os.cpu_count(),
-        "os": platform.platform(),
-        "python": platform.python_version(),
-        "load_average_1min_at_start": os.getloadavg()[0],
-        "note": "2 cores shared with other sessions working at the same time",
-    }
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dense-mb", type=float, default=480.0)
@@ -153,7 +135,7 @@ def main() -> int:
     args = parser.parse_args()
     entry = shutil.which("trtsafe-lab", path=str(Path(sys.executable).parent))
     failures = [entry, "failures"] if entry else [sys.executable, "-m", "trtsafe_lab", "failures"]
-    info = machine()
+    info = {**machine(), "note": "2 cores shared with other sessions working at the same time"}
     with tempfile.TemporaryDirectory(prefix="trtsafe-bench-") as tmp:
         folder = Path(tmp)
         empty = folder / "empty.log"
@@ -192,12 +174,7 @@ def main() -> int:
         )
     print(f"start-up (empty log): {startup_s:.3f} s")
     print("hostile one-line shapes, MB/s:", results["hostile_line_parse_mb_per_s"])
-    out_dir = Path(args.out)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    out = out_dir / f"failures_cli_{stamp}.json"
-    out.write_text(json.dumps(results, indent=2) + "\n")
-    print(f"wrote {out}")
+    print(f"wrote {write_results(Path(args.out), 'failures_cli', results)}")
     return 0
 
 
