@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from trtsafe_lab.migrate.ci_yaml import YamlSyntaxError, analyse_yaml
 from trtsafe_lab.migrate.cmake import CMakeSyntaxError, analyse_cmake
-from trtsafe_lab.migrate.commands import Facts, unshipped_companions
+from trtsafe_lab.migrate.commands import Facts, PartialParse, unshipped_companions
 from trtsafe_lab.migrate.makefile import analyse_makefile, analyse_shell
 from trtsafe_lab.migrate.python_ast import analyse_python
 from trtsafe_lab.migrate.rules import ERROR, FINDING_COLUMNS, Finding, make_finding
@@ -106,7 +106,32 @@ def check_paths(paths: Iterable[str | Path]) -> list[Finding]:
     for shown, facts in results:
         findings.update(facts.findings)
         findings.update(unshipped_companions(shown, facts.ship_steps, companions, safety))
+    findings.update(partly_parsed([f for _, facts in results for f in facts.partial]))
     return sorted(findings, key=lambda f: (f.file, f.line, f.rule, f.message))
+
+
+def partly_parsed(notices: list[PartialParse], shown: int = 8) -> list[Finding]:
+    """``file-unparsable`` for files parsed only in part: one finding per scan.
+
+    A single such file gets its own finding at its first error. Several give one finding,
+    placed at the first of them, that lists up to ``shown`` files with their first error line
+    and number of places, so that macro-heavy headers (NVIDIA's own) do not drown a report.
+    """
+    if not notices:
+        return []
+    notices = sorted(notices, key=lambda n: (n.file, n.line))
+    first = notices[0]
+    if len(notices) == 1:
+        detail = f"{first.language} syntax not understood at line {first.line}"
+        detail += f" ({first.places} place(s))"
+        return [make_finding("file-unparsable", first.file, first.line, detail)]
+    listed = [f"{n.file}:{n.line} ({n.places} place(s))" for n in notices]
+    more = f" and {len(listed) - shown} more" if len(listed) > shown else ""
+    detail = (
+        f"C/C++/CUDA syntax not understood in {len(notices)} files (tree-sitter recovered and "
+        "checked the rest of each): " + ", ".join(listed[:shown]) + more
+    )
+    return [make_finding("file-unparsable", first.file, first.line, detail)]
 
 
 def has_errors(findings: Iterable[Finding]) -> bool:

@@ -44,6 +44,16 @@ class ShipStep:
     libraries: tuple[Word, ...]
 
 
+@dataclass(frozen=True)
+class PartialParse:
+    """A file tree-sitter parsed only in part: where the first error is and how many."""
+
+    file: str
+    line: int  # 1-based line of the first syntax error
+    places: int  # number of error / missing nodes
+    language: str  # "C++" or "CUDA"
+
+
 @dataclass
 class Facts:
     """What one file (or one command) showed: findings, ship steps, declared companion .so
@@ -53,9 +63,13 @@ class Facts:
     ship_steps: list[ShipStep] = field(default_factory=list)
     companions: dict[str, str] = field(default_factory=dict)  # engine path -> companion .so
     safety: bool = False  # a safe build or safe runtime was seen
+    # Files parsed only in part (tree-sitter recovered and checked the rest): a scan turns these
+    # into one ``file-unparsable`` finding, not one per file.
+    partial: list[PartialParse] = field(default_factory=list)
 
     def extend(self, other: Facts) -> None:
         self.findings.extend(other.findings)
+        self.partial.extend(other.partial)
         self.ship_steps.extend(other.ship_steps)
         self.companions.update(other.companions)
         self.safety = self.safety or other.safety

@@ -16,6 +16,7 @@ from trtsafe_lab.migrate.commands import (
     TRTEXEC,
     TRTEXEC_SAFE,
     Facts,
+    PartialParse,
     analyse_command,
     program_name,
     remote_paths_outside_overlay,
@@ -160,11 +161,15 @@ def _safe_build(file: SourceFile) -> list[Finding]:
 
 
 def _safety_scope(file: SourceFile) -> list[Finding]:
+    """Uses of ``kSAFETY_SCOPE``; its declaration (an ``enumerator``, as in NvInfer.h) is not
+    a use."""
     lines = sorted(
         {
             t.line(n)
             for n in t.walk(file.root)
-            if n.type == "identifier" and t.text(n) == "kSAFETY_SCOPE"
+            if n.type == "identifier"
+            and t.text(n) == "kSAFETY_SCOPE"
+            and (n.parent is None or n.parent.type != "enumerator")
         }
     )
     return [make_finding("safety-scope-noop", file.path, n, "kSAFETY_SCOPE") for n in lines]
@@ -208,11 +213,19 @@ def _early_reject(call: Node, function: Node) -> bool:
     return error_exit(consequence)
 
 
+def _forwards(call: Node, function: Node) -> bool:
+    """True when ``function`` is the API's own forwarding wrapper of the same name, as in
+    NvInfer.h: ``bool isNetworkSupported(...) { return mImpl->isNetworkSupported(...); }``."""
+    declarator = function.child_by_field_name("declarator")
+    inner = declarator.child_by_field_name("declarator") if declarator is not None else None
+    return t.last_name(inner) == t.callee_name(call)
+
+
 def _network_supported(file: SourceFile) -> list[Finding]:
     out: list[Finding] = []
     for call in file.by_name("isNetworkSupported"):
         function = t.enclosing_function(call)
-        if function is None or _early_reject(call, function):
+        if function is None or _early_reject(call, function) or _forwards(call, function):
             continue
         reason = ""
         decl = t.has_ancestor(call, {"init_declarator", "assignment_expression"}, function)
@@ -299,14 +312,8 @@ def analyse_cpp(source: bytes, path: str) -> Facts:
     facts = Facts(safety=_safety_evidence(file))
     error = t.first_error(file.root)
     if error is not None:
-        facts.findings.append(
-            make_finding(
-                "file-unparsable",
-                path,
-                error[0],
-                f"C++ syntax not understood at line {error[0]} ({error[1]} place(s))",
-            )
-        )
+        language = "CUDA" if t.dialect_of(path) == "cuda" else "C++"
+        facts.partial.append(PartialParse(path, error[0], error[1], language))
     for rule in (
         _create_graph,
         _safe_build,

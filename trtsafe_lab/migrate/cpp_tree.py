@@ -1,7 +1,10 @@
 """Small helpers over a tree-sitter C++ syntax tree (the ``migrate`` extra).
 
-tree-sitter and its C++ grammar are imported lazily through
-:func:`trtsafe_lab._optional.require`, so importing the checker does not need them.
+tree-sitter and its grammars are imported lazily through :func:`trtsafe_lab._optional.require`,
+so importing the checker does not need them. CUDA sources (``.cu``, ``.cuh``) are parsed with
+the ``tree-sitter-cuda`` grammar, a superset of ``tree-sitter-cpp`` that knows ``__global__``,
+``__device__`` and ``kernel<<<grid, block, shmem, stream>>>(...)`` launches; its node types are
+the C++ grammar's, so every rule works on both.
 """
 
 from __future__ import annotations
@@ -17,16 +20,26 @@ Node = Any  # tree_sitter.Node (kept loose: tree-sitter is an optional dependenc
 FEATURE = "Checking C/C++ sources for 10.x -> 11.x migration"
 
 
-@lru_cache(maxsize=1)
-def _parser() -> Any:
+CUDA_SUFFIXES = frozenset({".cu", ".cuh"})
+_GRAMMARS = {"cpp": "tree_sitter_cpp", "cuda": "tree_sitter_cuda"}
+
+
+def dialect_of(path: str) -> str:
+    """``"cuda"`` for ``.cu`` / ``.cuh`` files, else ``"cpp"``."""
+    dot = path.rfind(".")
+    return "cuda" if dot >= 0 and path[dot:].lower() in CUDA_SUFFIXES else "cpp"
+
+
+@lru_cache(maxsize=2)
+def _parser(dialect: str) -> Any:
     tree_sitter = require("tree_sitter", feature=FEATURE)
-    grammar = require("tree_sitter_cpp", feature=FEATURE)
+    grammar = require(_GRAMMARS[dialect], feature=FEATURE)
     return tree_sitter.Parser(tree_sitter.Language(grammar.language()))
 
 
-def parse(source: bytes) -> Node:
-    """The root node of ``source`` parsed as C++ (tree-sitter is error tolerant)."""
-    return _parser().parse(source).root_node
+def parse(source: bytes, dialect: str = "cpp") -> Node:
+    """The root node of ``source`` parsed as C++ or CUDA (tree-sitter is error tolerant)."""
+    return _parser(dialect).parse(source).root_node
 
 
 def text(node: Node) -> str:
@@ -191,7 +204,7 @@ class SourceFile:
 
     def __init__(self, source: bytes, path: str) -> None:
         self.path = path
-        self.root = parse(source)
+        self.root = parse(source, dialect_of(path))
         self.calls = list(calls(self.root))
         self.defs = definitions(self.root)
 

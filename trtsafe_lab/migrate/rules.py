@@ -94,8 +94,8 @@ _RULE_LIST: tuple[Rule, ...] = (
         ERROR,
         "`buildSerializedNetwork` / `build_serialized_network` on a config set to the SAFETY "
         "capability",
-        "buildSerializedNetwork returns an error for safe builds in 11.x; a safe build produces "
-        "a safe engine and a companion .so.",
+        "from TensorRT 11.3 buildSerializedNetwork (also its kernel-text form) returns an error "
+        "for safe builds; a safe build produces a safe engine and a companion .so.",
         "C++: call buildSerializedSafeNetwork(network, config, emitKernelBlob) and save both "
         "getSerializedNetwork() and getCompanionSo(). Python (11.4 has no "
         "build_serialized_safe_network): run trtexec --safe --saveEngine=... --saveEngineSo=...",
