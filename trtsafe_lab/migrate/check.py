@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -9,6 +10,7 @@ from typing import TYPE_CHECKING
 from trtsafe_lab.migrate.ci_yaml import YamlSyntaxError, analyse_yaml
 from trtsafe_lab.migrate.cmake import CMakeSyntaxError, analyse_cmake
 from trtsafe_lab.migrate.commands import Facts, PartialParse, unshipped_companions
+from trtsafe_lab.migrate.limits import MAX_FILE_BYTES, InputLimitError
 from trtsafe_lab.migrate.makefile import analyse_makefile, analyse_shell
 from trtsafe_lab.migrate.python_ast import analyse_python
 from trtsafe_lab.migrate.rules import ERROR, FINDING_COLUMNS, Finding, make_finding
@@ -19,10 +21,26 @@ if TYPE_CHECKING:
 
 
 def _read(path: Path, shown: str) -> tuple[bytes | None, Finding | None]:
+    """The file's bytes, or the finding that says why it is not checked.
+
+    Only regular files are opened (a FIFO would block, ``/dev/zero`` never ends), and only up
+    to :data:`~trtsafe_lab.migrate.limits.MAX_FILE_BYTES`.
+    """
     try:
-        data = path.read_bytes()
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            detail = (
+                "not a regular file (a folder, FIFO, device or socket); only regular files are read"
+            )
+            return None, make_finding("file-unreadable", shown, 0, detail)
+        if info.st_size > MAX_FILE_BYTES:
+            return None, _too_large(shown, info.st_size)
+        with path.open("rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
     except OSError as err:
         return None, make_finding("file-unreadable", shown, 0, f"cannot read: {err.strerror}")
+    if len(data) > MAX_FILE_BYTES:  # grew after stat
+        return None, _too_large(shown, len(data))
     if b"\x00" in data[:8192]:
         return None, make_finding("file-unreadable", shown, 0, "binary content (NUL bytes)")
     try:
@@ -31,6 +49,11 @@ def _read(path: Path, shown: str) -> tuple[bytes | None, Finding | None]:
         line = data[: err.start].count(b"\n") + 1
         return None, make_finding("file-unreadable", shown, line, "not UTF-8 text")
     return data, None
+
+
+def _too_large(shown: str, size: int) -> Finding:
+    detail = f"{size:,} bytes, over the {MAX_FILE_BYTES // 2**20} MiB limit; not checked"
+    return make_finding("file-over-limit", shown, 0, detail)
 
 
 def analyse_file(path: Path, shown: str | None = None, kind: str | None = None) -> Facts:
@@ -66,6 +89,15 @@ def analyse_file(path: Path, shown: str | None = None, kind: str | None = None) 
     except (CMakeSyntaxError, YamlSyntaxError) as err:
         detail = f"{kind} syntax error: {err}"
         return Facts(findings=[make_finding("file-unparsable", shown, err.line, detail)])
+    except InputLimitError as err:
+        return Facts(
+            findings=[make_finding("file-over-limit", shown, err.line, f"{err}; not checked")]
+        )
+    except RecursionError:
+        # Backstop: every front end bounds its own nesting; this turns one that was missed into
+        # a finding (Python's recursion limit bounds the work) instead of a traceback.
+        detail = "nesting deeper than the checker follows (Python's recursion limit); not checked"
+        return Facts(findings=[make_finding("file-over-limit", shown, 0, detail)])
     detail = "not a kind of file the checker reads (C/C++, Python, shell, Makefile, CMake, YAML)"
     return Facts(findings=[make_finding("file-unparsable", shown, 0, detail)])
 
@@ -77,6 +109,8 @@ def iter_files(paths: Iterable[str | Path]) -> list[tuple[Path, bool]]:
     """
     out: list[tuple[Path, bool]] = []
     for item in paths:
+        if not str(item):
+            raise FileNotFoundError("an empty path was given; name a file or folder ('.' for here)")
         path = Path(item)
         if path.is_dir():
             out.extend((found, False) for found in walk(path))

@@ -205,4 +205,5 @@ def analyse_cmake(text: str, path: str) -> Facts:
                 step = make_ship_step(shipped, f"{call.name}({mode})")
                 if step:
                     facts.ship_steps.append(step)
+    facts.findings.extend(variables.budget.findings(path))
     return facts

@@ -79,20 +79,30 @@ def callee_name(call: Node) -> str:
     return last_name(call.child_by_field_name("function"))
 
 
+_WRAPPERS = ("pointer_expression", "parenthesized_expression", "reference_expression")
+
+
+def _unwrap(node: Node) -> Node | None:
+    return node.child_by_field_name("argument") or (
+        node.named_children[-1] if node.named_children else None
+    )
+
+
 def last_name(node: Node) -> str:
-    """The rightmost identifier of a name, field access or qualified name."""
-    if node is None:
-        return ""
-    kind = node.type
-    if kind in ("identifier", "field_identifier", "type_identifier", "namespace_identifier"):
-        return text(node)
-    if kind == "field_expression":
-        return last_name(node.child_by_field_name("field"))
-    if kind in ("qualified_identifier", "template_function", "template_method"):
-        return last_name(node.child_by_field_name("name"))
-    if kind in ("pointer_expression", "parenthesized_expression", "reference_expression"):
-        inner = node.child_by_field_name("argument") or node.named_children[-1]
-        return last_name(inner)
+    """The rightmost identifier of a name, field access or qualified name (a loop, not
+    recursion: nesting depth is the input's to choose)."""
+    while node is not None:
+        kind = node.type
+        if kind in ("identifier", "field_identifier", "type_identifier", "namespace_identifier"):
+            return text(node)
+        if kind == "field_expression":
+            node = node.child_by_field_name("field")
+        elif kind in ("qualified_identifier", "template_function", "template_method"):
+            node = node.child_by_field_name("name")
+        elif kind in _WRAPPERS:
+            node = _unwrap(node)
+        else:
+            return ""
     return ""
 
 
@@ -113,28 +123,26 @@ def arguments(call: Node) -> list[Node]:
 
 def root_name(node: Node) -> str:
     """The variable an expression is about: ``*config`` / ``config.get()`` / ``aux[i]`` ->
-    ``config`` / ``config`` / ``aux``; ``this->mConfig`` -> ``mConfig``."""
-    if node is None:
-        return ""
-    kind = node.type
-    if kind in ("identifier", "field_identifier"):
-        return text(node)
-    if kind == "field_expression":
-        base = node.child_by_field_name("argument")
-        if base is not None and base.type == "this":
-            return last_name(node.child_by_field_name("field"))
-        return root_name(base)
-    if kind in ("pointer_expression", "parenthesized_expression", "reference_expression"):
-        inner = node.child_by_field_name("argument") or (
-            node.named_children[-1] if node.named_children else None
-        )
-        return root_name(inner)
-    if kind == "subscript_expression":
-        return root_name(node.child_by_field_name("argument"))
-    if kind == "call_expression":
-        return root_name(receiver(node))
-    if kind == "qualified_identifier":
-        return last_name(node)
+    ``config`` / ``config`` / ``aux``; ``this->mConfig`` -> ``mConfig`` (a loop, not recursion)."""
+    while node is not None:
+        kind = node.type
+        if kind in ("identifier", "field_identifier"):
+            return text(node)
+        if kind == "field_expression":
+            base = node.child_by_field_name("argument")
+            if base is not None and base.type == "this":
+                return last_name(node.child_by_field_name("field"))
+            node = base
+        elif kind in _WRAPPERS:
+            node = _unwrap(node)
+        elif kind == "subscript_expression":
+            node = node.child_by_field_name("argument")
+        elif kind == "call_expression":
+            node = receiver(node)
+        elif kind == "qualified_identifier":
+            return last_name(node)
+        else:
+            return ""
     return ""
 
 

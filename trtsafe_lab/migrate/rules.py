@@ -166,6 +166,15 @@ _RULE_LIST: tuple[Rule, ...] = (
         "Fix the permissions or encoding, or leave the file out of the paths given.",
     ),
     Rule(
+        "file-over-limit",
+        ERROR,
+        "a file over a resource limit: size, variable expansion, YAML aliases or nesting depth",
+        "the file exceeds a limit of the checker (sizes, expansions and nesting far beyond real "
+        "build files, as in a 'billion laughs' file), so it was not checked, or not completely.",
+        "Check the file by hand or split it; if it is genuine, pass the generated output "
+        "(e.g. the expanded commands) instead of the file that generates it.",
+    ),
+    Rule(
         "file-unparsable",
         WARNING,
         "a file whose syntax could not be parsed (findings for it may be incomplete)",
