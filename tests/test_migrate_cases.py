@@ -328,6 +328,28 @@ def test_cmake_bracket_comment_inside_an_argument_list_is_skipped() -> None:
         "install(FILES a.engine #[[ ships\n the engine ]] a.engine.so\n  DESTINATION x)\n"
         "message(hi)"
     )
-    assert [a.text for a in install.args] == ["FILES", "a.engine", "a.engine.so",
-                                              "DESTINATION", "x"]
+    assert [a.text for a in install.args] == [
+        "FILES",
+        "a.engine",
+        "a.engine.so",
+        "DESTINATION",
+        "x",
+    ]
     assert [a.line for a in install.args] == [1, 1, 2, 3, 3] and message.line == 4
+
+
+def test_shell_commands_inside_substitutions_and_loops_are_seen() -> None:
+    # tree-sitter-bash gives the structure: $(...) in an argument or an assignment runs, and
+    # loop bodies are commands; a here-document body is data.
+    script = (
+        "echo $(trtexec --fp16)\n"
+        'X=$(ssh host "trtexec_safe --useCudaGraph")\n'
+        "for f in a b; do\n  trtexec --restricted \\\n    --safe\ndone\n"
+        "cat <<EOF\ntrtexec --int8\nEOF\n"
+    )
+    facts = analyse_shell(script, "s.sh")
+    assert [(f.line, f.rule) for f in facts.findings] == [
+        (1, "precision-flags-removed"),
+        (2, "trtexec-safe-deprecated-flag"),
+        (4, "restricted-removed"),
+    ]
