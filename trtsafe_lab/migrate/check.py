@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from trtsafe_lab.migrate.ci_yaml import YamlSyntaxError, analyse_yaml
-from trtsafe_lab.migrate.cmake import CMakeSyntaxError, analyse_cmake
+from trtsafe_lab.migrate.cmake import analyse_cmake
 from trtsafe_lab.migrate.commands import Facts, PartialParse, unshipped_companions
 from trtsafe_lab.migrate.limits import MAX_FILE_BYTES, InputLimitError
 from trtsafe_lab.migrate.makefile import analyse_makefile, analyse_shell
@@ -86,7 +86,7 @@ def analyse_file(path: Path, shown: str | None = None, kind: str | None = None) 
     except SyntaxError as err:
         detail = f"Python syntax error: {err.msg}"
         return Facts(findings=[make_finding("file-unparsable", shown, err.lineno or 0, detail)])
-    except (CMakeSyntaxError, YamlSyntaxError) as err:
+    except YamlSyntaxError as err:
         detail = f"{kind} syntax error: {err}"
         return Facts(findings=[make_finding("file-unparsable", shown, err.line, detail)])
     except InputLimitError as err:
@@ -162,8 +162,8 @@ def partly_parsed(notices: list[PartialParse], shown: int = 8) -> list[Finding]:
     listed = [f"{n.file}:{n.line} ({n.places} place(s))" for n in notices]
     more = f" and {len(listed) - shown} more" if len(listed) > shown else ""
     detail = (
-        f"C/C++/CUDA syntax not understood in {len(notices)} files (tree-sitter recovered and "
-        "checked the rest of each): " + ", ".join(listed[:shown]) + more
+        f"syntax not understood in {len(notices)} files (tree-sitter recovered and checked the "
+        "rest of each): " + ", ".join(listed[:shown]) + more
     )
     return [make_finding("file-unparsable", first.file, first.line, detail)]
 

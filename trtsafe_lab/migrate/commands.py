@@ -51,7 +51,7 @@ class PartialParse:
     file: str
     line: int  # 1-based line of the first syntax error
     places: int  # number of error / missing nodes
-    language: str  # "C++" or "CUDA"
+    language: str  # "C++", "CUDA" or "CMake"
 
 
 @dataclass
