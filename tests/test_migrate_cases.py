@@ -60,8 +60,8 @@ def test_shell_wrappers_and_remote_commands_are_seen() -> None:
         "sudo -E timeout 600 trtexec --fp16\nadb shell 'trtexec_safe --useCudaGraph'\n", "s.sh"
     )
     assert [(f.line, f.rule) for f in facts.findings] == [
-        (1, "precision-flags-removed"),
-        (2, "trtexec-safe-deprecated-flag"),
+        (1, "precision-flags-removed-11x"),
+        (2, "deprecated-trtexec-safe-flag"),
     ]
 
 
@@ -118,7 +118,7 @@ def test_cmake_lexer_handles_brackets_quotes_and_comments() -> None:
         '  "--onnx=a b.onnx")\n'
     )
     assert [(f.line, f.rule) for f in analyse_cmake(text, "x.cmake").findings] == [
-        (3, "precision-flags-removed")
+        (3, "precision-flags-removed-11x")
     ]
 
 
@@ -135,8 +135,8 @@ def test_python_shell_string_and_shlex_split_are_checked() -> None:
         " shell=True)\n"
     )
     assert [(f.line, f.rule) for f in analyse_python(text, "x.py").findings] == [
-        (2, "precision-flags-removed"),
-        (3, "trtexec-safe-deprecated-flag"),
+        (2, "precision-flags-removed-11x"),
+        (3, "deprecated-trtexec-safe-flag"),
     ]
 
 
@@ -208,7 +208,7 @@ def test_folder_named_like_a_script_is_walked_not_read(tmp_path: Path) -> None:
     folder = tmp_path / "looks_like_a_file.sh"
     folder.mkdir()
     (folder / "inner.sh").write_text("trtexec --best\n")
-    assert [f.rule for f in check_paths([tmp_path])] == ["precision-flags-removed"]
+    assert [f.rule for f in check_paths([tmp_path])] == ["precision-flags-removed-11x"]
 
 
 @pytest.mark.parametrize(
@@ -281,9 +281,9 @@ def test_self_referencing_variables_do_not_blow_up() -> None:
     text = "".join(f"set(LIBS ${{LIBS}} lib{i})\n" for i in range(60))
     text += "execute_process(COMMAND trtexec ${LIBS} --int8)\n"
     facts = analyse_cmake(text, "CMakeLists.txt")
-    assert [(f.line, f.rule) for f in facts.findings] == [(61, "precision-flags-removed")]
+    assert [(f.line, f.rule) for f in facts.findings] == [(61, "precision-flags-removed-11x")]
     shell = 'FLAGS=--safe\nFLAGS="$FLAGS $FLAGS --fp16"\n' * 40 + "trtexec $FLAGS\n"
-    assert {f.rule for f in analyse_shell(shell, "s.sh").findings} == {"precision-flags-removed"}
+    assert {f.rule for f in analyse_shell(shell, "s.sh").findings} == {"precision-flags-removed-11x"}
 
 
 @pytest.mark.parametrize(
@@ -309,8 +309,8 @@ def test_other_ci_dialects_are_read(tmp_path: Path) -> None:
         "jobs:\n  build:\n    steps:\n      - run:\n          name: engine\n"
         "          command: trtexec --onnx=m.onnx --restricted\n"
     )
-    assert rules_at(tmp_path, "azure-pipelines.yml", azure) == [(3, "precision-flags-removed")]
-    assert rules_at(tmp_path, ".circleci/config.yml", circle) == [(6, "restricted-removed")]
+    assert rules_at(tmp_path, "azure-pipelines.yml", azure) == [(3, "precision-flags-removed-11x")]
+    assert rules_at(tmp_path, ".circleci/config.yml", circle) == [(6, "restricted-removed-11x")]
 
 
 def test_clean_tree_gives_an_empty_frame_with_the_columns() -> None:
@@ -350,7 +350,7 @@ def test_shell_commands_inside_substitutions_and_loops_are_seen() -> None:
     )
     facts = analyse_shell(script, "s.sh")
     assert [(f.line, f.rule) for f in facts.findings] == [
-        (1, "precision-flags-removed"),
-        (2, "trtexec-safe-deprecated-flag"),
-        (4, "restricted-removed"),
+        (1, "precision-flags-removed-11x"),
+        (2, "deprecated-trtexec-safe-flag"),
+        (4, "restricted-removed-11x"),
     ]

@@ -40,7 +40,7 @@ def test_warnings_alone_exit_0(tmp_path: Path, capsys: pytest.CaptureFixture[str
     script.write_text("trtexec_safe --loadEngine=/opt/a.engine --useCudaGraph\n")
     code, out, _ = run(capsys, str(script))
     assert code == 0
-    assert f"{script}:1  warning  trtexec-safe-deprecated-flag" in out
+    assert f"{script}:1  warning  deprecated-trtexec-safe-flag" in out
     assert "fix: Drop the flag" in out
 
 
@@ -64,7 +64,7 @@ def test_unreadable_file_exits_2_and_is_listed(
     (tmp_path / "build.sh").write_text("trtexec --fp16\n")
     code, out, _ = run(capsys, str(tmp_path), "--format", "json")
     assert code == 2
-    assert {f["rule"] for f in json.loads(out)} == {"file-unreadable", "precision-flags-removed"}
+    assert {f["rule"] for f in json.loads(out)} == {"file-unreadable", "precision-flags-removed-11x"}
 
 
 def test_findings_frame_matches_the_cli(capsys: pytest.CaptureFixture[str]) -> None:
@@ -81,13 +81,13 @@ def test_rules_frame_lists_the_issue_rule_ids() -> None:
         "companion-so-missing",
         "companion-so-relative",
         "companion-so-not-shipped",
-        "restricted-removed",
-        "engine-so-needs-safe",
-        "precision-flags-removed",
+        "restricted-removed-11x",
+        "companion-so-needs-safe",
+        "precision-flags-removed-11x",
         "safe-build-api",
         "safety-scope-noop",
         "network-supported-not-a-gate",
-        "trtexec-safe-deprecated-flag",
+        "deprecated-trtexec-safe-flag",
         "aux-streams-unregistered",
         "aux-streams-destroyed-early",
         "remote-autotuning-overlay",
@@ -114,7 +114,7 @@ def test_demo_writes_the_example_findings(tmp_path: Path) -> None:
     assert {
         "companion-so-missing",
         "companion-so-not-shipped",
-        "precision-flags-removed",
+        "precision-flags-removed-11x",
         "safe-build-api",
         "aux-streams-unregistered",
     } <= set(table["rule"])

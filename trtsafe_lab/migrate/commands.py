@@ -123,12 +123,12 @@ def _check_trtexec(argv: list[Word], name: str, file: str, facts: Facts) -> None
     for opt, value, word in options:
         if opt == "restricted":
             facts.findings.append(
-                make_finding("restricted-removed", file, word.line, "--restricted")
+                make_finding("restricted-removed-11x", file, word.line, "--restricted")
             )
         elif opt in PRECISION_FLAGS and (value is None or opt == "calib"):
             facts.findings.append(
                 make_finding(
-                    "precision-flags-removed",
+                    "precision-flags-removed-11x",
                     file,
                     word.line,
                     f"{name} --{opt} (11.x: {REMOVED_PRECISION_FLAGS[opt]})",
@@ -137,13 +137,13 @@ def _check_trtexec(argv: list[Word], name: str, file: str, facts: Facts) -> None
         elif opt in COMPANION_SO_FLAGS and name == TRTEXEC and "safe" not in names:
             facts.findings.append(
                 make_finding(
-                    "engine-so-needs-safe", file, word.line, f"trtexec --{opt} without --safe"
+                    "companion-so-needs-safe", file, word.line, f"trtexec --{opt} without --safe"
                 )
             )
         elif opt in SAFE_DEPRECATED_FLAGS and name == TRTEXEC_SAFE:
             facts.findings.append(
                 make_finding(
-                    "trtexec-safe-deprecated-flag",
+                    "deprecated-trtexec-safe-flag",
                     file,
                     word.line,
                     f"trtexec_safe --{opt} ({DEPRECATED_SAFE_FLAGS[opt]})",

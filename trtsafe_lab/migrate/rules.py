@@ -66,14 +66,14 @@ _RULE_LIST: tuple[Rule, ...] = (
         "together.",
     ),
     Rule(
-        "restricted-removed",
+        "restricted-removed-11x",
         ERROR,
         "`trtexec --restricted`",
         "trtexec --restricted was removed in 11.x: trtexec exits with an error.",
         "Drop --restricted; use --safe (safety scope is enforced at build time).",
     ),
     Rule(
-        "engine-so-needs-safe",
+        "companion-so-needs-safe",
         ERROR,
         "`--saveEngineSo` / `--loadEngineSo` on a trtexec command without `--safe`",
         "--saveEngineSo / --loadEngineSo require --safe on trtexec; without it trtexec rejects "
@@ -81,7 +81,7 @@ _RULE_LIST: tuple[Rule, ...] = (
         "Add --safe to the trtexec command (or drop the companion .so flag for a standard engine).",
     ),
     Rule(
-        "precision-flags-removed",
+        "precision-flags-removed-11x",
         ERROR,
         "`--fp16 --int8 --bf16 --fp8 --int4 --best --calib` on trtexec",
         "this precision flag was removed in 11.x (networks are strongly typed); trtexec exits "
@@ -119,7 +119,7 @@ _RULE_LIST: tuple[Rule, ...] = (
         "the answer and report its tactic failures.",
     ),
     Rule(
-        "trtexec-safe-deprecated-flag",
+        "deprecated-trtexec-safe-flag",
         WARNING,
         "`trtexec_safe --useCudaGraph` / `--separateProfileRun`",
         "this trtexec_safe flag is deprecated in 11.x (CUDA graphs are on by default; the "
