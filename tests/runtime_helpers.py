@@ -16,23 +16,15 @@ from trtsafe_lab.runtime.pipeline import host_buffer
 KV_BYTES = 32
 
 
-def two_stage_spec(
-    prefill: InProcessExecutor | None = None,
-    decode: InProcessExecutor | None = None,
-    **changes: object,
-) -> InitSpec:
+def two_stage_spec(prefill: InProcessExecutor | None = None,
+                   decode: InProcessExecutor | None = None, **changes: object) -> InitSpec:
     """prefill (tokens -> hidden, 2 aux streams) and decode (hidden + kv_cache -> logits)."""
     prefill = prefill or InProcessExecutor(
         tensors=(TensorDecl("tokens", 8, "input"), TensorDecl("hidden", 16, "output")),
-        num_aux_streams=2,
-    )
+        num_aux_streams=2)
     decode = decode or InProcessExecutor(
-        tensors=(
-            TensorDecl("hidden", 16, "input"),
-            TensorDecl("kv_cache", KV_BYTES, "resource"),
-            TensorDecl("logits", 4, "output"),
-        )
-    )
+        tensors=(TensorDecl("hidden", 16, "input"), TensorDecl("kv_cache", KV_BYTES, "resource"),
+                 TensorDecl("logits", 4, "output")))
     fields: dict[str, object] = {
         "executors": {"pre": prefill, "dec": decode},
         "stages": (StagePlan("prefill", 0, "pre"), StagePlan("decode", 0, "dec")),

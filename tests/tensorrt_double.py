@@ -110,12 +110,7 @@ def make_double(log_lines: list[str], succeed: bool, steps: int = 4) -> SimpleNa
             return True
 
     return SimpleNamespace(
-        __version__="11.4.0.106-TEST-DOUBLE",
-        Builder=Builder,
-        OnnxParser=OnnxParser,
-        ILogger=ILogger,
-        IProgressMonitor=IProgressMonitor,
-        EngineCapability=EngineCapability,
-        ProfilingVerbosity=ProfilingVerbosity,
-        state=state,
+        __version__="11.4.0.106-TEST-DOUBLE", Builder=Builder, OnnxParser=OnnxParser,
+        ILogger=ILogger, IProgressMonitor=IProgressMonitor, EngineCapability=EngineCapability,
+        ProfilingVerbosity=ProfilingVerbosity, state=state,
     )

@@ -133,24 +133,12 @@ def test_package_cleans_up_when_a_copy_fails(
     assert [p.name for p in tmp_path.iterdir() if "ship" in p.name] == []
 
 
-def test_verify_pair_cli(
-    pair: SafeEnginePair, capsys: pytest.CaptureFixture[str], elf_dir: Path
-) -> None:
+def test_verify_pair_cli(pair: SafeEnginePair, capsys: pytest.CaptureFixture[str],
+                         elf_dir: Path) -> None:
     assert main(["verify-pair", str(pair.engine)]) == 0
     assert "sound" in capsys.readouterr().out
-    assert (
-        main(
-            [
-                "verify-pair",
-                str(pair.engine),
-                "--target",
-                "aarch64",
-                "--runtime-path",
-                "relative.so",
-            ]
-        )
-        == 1
-    )
+    assert main(["verify-pair", str(pair.engine), "--target", "aarch64",
+                 "--runtime-path", "relative.so"]) == 1
     out = capsys.readouterr().out
     assert "NOT SOUND: 2 problem(s)" in out and "expected aarch64" in out and "absolute" in out
     assert main(["verify-pair", str(pair.engine), "--so", str(elf_dir / "obj.o")]) == 1

@@ -28,13 +28,8 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((REPO_ROOT / "notebooks").glob("*.ipynb"))
 CHROMIUM = Path(os.environ.get("TRTSAFE_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
 ]
 SCREENSHOTS = REPO_ROOT / "out" / "browser-screenshots"
 TOKEN = "trtsafe-browser-test"
@@ -48,12 +43,10 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(900)]
 # in the DOM), no news or update checks (nothing outside this machine is reachable).
 LAB_SETTINGS = {
     "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {
-        "windowingMode": "none",
-        "autoStartDefaultKernel": True,
+        "windowingMode": "none", "autoStartDefaultKernel": True,
     },
     "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
-        "fetchNews": "false",
-        "checkForUpdates": False,
+        "fetchNews": "false", "checkForUpdates": False,
     },
 }
 
@@ -69,10 +62,8 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     """A running JupyterLab: (base URL, root dir with copies of the notebooks)."""
     pytest.importorskip("jupyterlab")
     if not CHROMIUM.exists():
-        pytest.fail(
-            f"{CHROMIUM} not found: install Debian's chromium (apt-get install -y "
-            "chromium; .ci/run does it) or set TRTSAFE_CHROMIUM"
-        )
+        pytest.fail(f"{CHROMIUM} not found: install Debian's chromium (apt-get install -y "
+                    "chromium; .ci/run does it) or set TRTSAFE_CHROMIUM")
     shutil.rmtree(SCREENSHOTS, ignore_errors=True)  # this run's screenshots only
     home = tmp_path_factory.mktemp("lab")
     root = home / "root"
@@ -95,34 +86,20 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     port = _free_port()
     log = (home / "lab.log").open("w")
     server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "jupyterlab",
-            "--no-browser",
-            "--ServerApp.ip=127.0.0.1",
-            f"--ServerApp.port={port}",
-            "--ServerApp.port_retries=0",
-            f"--IdentityProvider.token={TOKEN}",
-            f"--ServerApp.root_dir={root}",
-            "--LabApp.news_url=None",
-            "--LabApp.extension_manager=readonly",
-            *(["--allow-root"] if os.geteuid() == 0 else []),
-        ],
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
+        [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
+         f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+         f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={root}",
+         "--LabApp.news_url=None", "--LabApp.extension_manager=readonly",
+         *(["--allow-root"] if os.geteuid() == 0 else [])],
+        env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 120
         while True:
             if server.poll() is not None:
-                pytest.fail(
-                    f"JupyterLab exited with {server.returncode}: "
-                    f"{(home / 'lab.log').read_text()[-3000:]}"
-                )
+                pytest.fail(f"JupyterLab exited with {server.returncode}: "
+                            f"{(home / 'lab.log').read_text()[-3000:]}")
             try:
                 with urllib.request.urlopen(f"{base}/api/status?token={TOKEN}", timeout=5):
                     break
@@ -168,8 +145,10 @@ def _kernel_ready(base: str, notebook: str, timeout_s: float = 90) -> None:
     while True:
         with urllib.request.urlopen(f"{base}/api/sessions?token={TOKEN}", timeout=10) as answer:
             sessions = json.loads(answer.read())
-        kernels = [s["kernel"] for s in sessions if s.get("path") == notebook and s.get("kernel")]
-        if any(k.get("execution_state") == "idle" and k.get("connections", 0) > 0 for k in kernels):
+        kernels = [s["kernel"] for s in sessions
+                   if s.get("path") == notebook and s.get("kernel")]
+        if any(k.get("execution_state") == "idle" and k.get("connections", 0) > 0
+               for k in kernels):
             return
         if time.monotonic() > deadline:
             pytest.fail(f"{notebook}: no connected idle kernel after {timeout_s} s: {sessions}")
@@ -183,8 +162,7 @@ def _shut_down_sessions(base: str, notebook: str) -> None:
     for session in sessions:
         if session.get("path") == notebook:
             request = urllib.request.Request(
-                f"{base}/api/sessions/{session['id']}?token={TOKEN}", method="DELETE"
-            )
+                f"{base}/api/sessions/{session['id']}?token={TOKEN}", method="DELETE")
             urllib.request.urlopen(request, timeout=30).close()
 
 
@@ -230,20 +208,17 @@ def _check_failure_explorer(page: object, shots: Path) -> None:
         buttons.nth(index).click()
         page.wait_for_function(  # type: ignore[attr-defined]
             "(before) => document.querySelector('.trtsafe-failure-table').innerText !== before",
-            arg=before,
-            timeout=30_000,
+            arg=before, timeout=30_000,
         )
         after = table.inner_text()
         assert after != before and "rows " in after
         assert "(all)" not in after
         page.screenshot(  # type: ignore[attr-defined]
-            path=str(shots / f"02_failure_explorer_{choice}.png")
-        )
+            path=str(shots / f"02_failure_explorer_{choice}.png"))
         buttons.nth(0).click()  # back to (all)
         page.wait_for_function(  # type: ignore[attr-defined]
             "(before) => document.querySelector('.trtsafe-failure-table').innerText === before",
-            arg=before,
-            timeout=30_000,
+            arg=before, timeout=30_000,
         )
 
 
@@ -267,9 +242,7 @@ def _check_build_form(page: object, shots: Path) -> None:
     run = form.locator("button:has-text('Run')")
     page.wait_for_function(  # type: ignore[attr-defined]
         "() => ![...document.querySelectorAll('.trtsafe-build-form button')]"
-        ".find(b => b.textContent.includes('Run')).disabled",
-        timeout=30_000,
-    )
+        ".find(b => b.textContent.includes('Run')).disabled", timeout=30_000)
     run.click()
     form.locator(".trtsafe-build-summary :text('run directory')").wait_for(timeout=120_000)
     summary = form.locator(".trtsafe-build-summary").inner_text()
@@ -289,8 +262,7 @@ def _check_profile_dashboard(page: object, shots: Path) -> None:
     dash.locator("select").last.select_option("ecdf")
     page.wait_for_function(  # type: ignore[attr-defined]
         "(before) => document.querySelector('.trtsafe-profile-plot').src !== before",
-        arg=before,
-        timeout=60_000,
+        arg=before, timeout=60_000,
     )
     dash.screenshot(path=str(shots / "03_profile_dashboard_ecdf.png"))
 
@@ -306,21 +278,15 @@ def test_notebook_in_jupyterlab(lab: tuple[str, Path], browser: object, path: Pa
         saved = _run_all_and_save(page, base, root / path.name)
         errors = [
             "".join(output.get("traceback", []))[-2000:]
-            for cell in saved["cells"]
-            for output in cell.get("outputs", [])  # type: ignore[attr-defined]
+            for cell in saved["cells"] for output in cell.get("outputs", [])  # type: ignore[attr-defined]
             if output.get("output_type") == "error"
         ]
         assert not errors, f"{path.name} raised in the browser:\n" + "\n".join(errors)
         widgets = page.locator(".jp-OutputArea .jupyter-widgets").count()
         if path.stem in WIDGET_NOTEBOOKS:
             assert widgets > 0, f"{path.name}: no widget rendered in the page"
-            assert (
-                page.locator(
-                    ".jp-OutputArea .widget-html, .jp-OutputArea .widget-button,"
-                    " .jp-OutputArea .widget-dropdown"
-                ).count()
-                > 0
-            )
+            assert page.locator(".jp-OutputArea .widget-html, .jp-OutputArea .widget-button,"
+                                " .jp-OutputArea .widget-dropdown").count() > 0
             assert page.locator(".jp-OutputArea :text('Error displaying widget')").count() == 0
         if widgets:
             page.locator(".jp-OutputArea .jupyter-widgets").first.scroll_into_view_if_needed()

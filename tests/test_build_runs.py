@@ -49,22 +49,19 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def replay(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, companion_so: Path, corpus_dir: Path
-) -> Callable[..., None]:
+def replay(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, companion_so: Path,
+           corpus_dir: Path) -> Callable[..., None]:
     """``replay(case, **env)``: put the TEST DOUBLE on PATH replaying corpus case ``case``."""
 
     def start(case: str = SUCCESS_CASE, **env: str) -> None:
-        use_double(
-            monkeypatch, tmp_path, companion_so, corpus_dir / "build-logs/cases" / case, **env
-        )
+        use_double(monkeypatch, tmp_path, companion_so, corpus_dir / "build-logs/cases" / case,
+                   **env)
 
     return start
 
 
-def use_double(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, so: Path, case: Path, **extra: str
-) -> None:
+def use_double(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, so: Path, case: Path,
+               **extra: str) -> None:
     for name, value in {**double_environment(tmp_path, so, case), **extra}.items():
         monkeypatch.setenv(name, value)
 
@@ -120,9 +117,8 @@ def test_safe_build_writes_finished_run_with_pair(
     states: list[str | None] = []
     tracker.listeners.append(lambda s: states.append(s.outcome))
     runs = workdir / "runs dir"
-    result = TrtexecBuild(
-        safe_command(), runs, on_line=lambda _s, ln: seen.append(ln), progress=tracker
-    ).run()
+    result = TrtexecBuild(safe_command(), runs, on_line=lambda _s, ln: seen.append(ln),
+                          progress=tracker).run()
     assert result.ok and result.complete and result.process.status == STATUS_EXITED
     assert result.run_dir.parent == runs and not result.run_dir.name.startswith(".")
     record = load_run(result.run_dir)
@@ -152,9 +148,8 @@ def test_failed_build_is_a_finished_record_with_exit_1(
 ) -> None:
     replay(FAILURE_CASE)
     live: list[str] = []
-    result = TrtexecBuild(
-        safe_command(), workdir / "runs", on_failure=lambda row: live.append(row["layer"])
-    ).run()
+    result = TrtexecBuild(safe_command(), workdir / "runs",
+                          on_failure=lambda row: live.append(row["layer"])).run()
     assert result.complete and not result.ok
     assert result.process.returncode == 1
     assert [m.split()[0] for m in result.missing] == ["engine", "companion_so"]
@@ -247,9 +242,8 @@ def test_full_disk_stops_tool_and_keeps_partial_log(
 
 
 def test_rules_refuse_before_anything_runs(workdir: Path) -> None:
-    bad = TrtexecCommand(
-        "trtexec", tuple(parse_flags(["--onnx=m.onnx", "--fp16"])), TrtVersion(11, 4)
-    )
+    bad = TrtexecCommand("trtexec", tuple(parse_flags(["--onnx=m.onnx", "--fp16"])),
+                         TrtVersion(11, 4))
     with pytest.raises(RuleViolation):
         TrtexecBuild(bad, workdir / "runs").run()
     assert not (workdir / "runs").exists()
@@ -315,11 +309,8 @@ def test_stale_outside_so_is_not_taken_for_this_runs_output(
     engine = workdir / "out dir" / "net.engine"
     engine.parent.mkdir()
     Path(f"{engine}.so").write_bytes(b"old .so from an earlier build")
-    cmd = TrtexecCommand(
-        "trtexec",
-        tuple(parse_flags(["--onnx=model.onnx", "--safe", f"--saveEngine={engine}"])),
-        TrtVersion(11, 4),
-    )
+    cmd = TrtexecCommand("trtexec", tuple(parse_flags(
+        ["--onnx=model.onnx", "--safe", f"--saveEngine={engine}"])), TrtVersion(11, 4))
     result = TrtexecBuild(cmd, workdir / "runs").run()
     assert result.complete and result.process.returncode == 0 and not result.ok
     assert result.missing == [f"companion_so {engine}.so"]
@@ -352,9 +343,8 @@ def test_missing_input_refused_before_a_run_dir_exists(
 ) -> None:
     replay()
     (workdir / "net.engine").write_bytes(b"engine without its .so")
-    cmd = TrtexecCommand(
-        "trtexec", tuple(parse_flags(["--safe", "--loadEngine=net.engine"])), TrtVersion(11, 4)
-    )
+    cmd = TrtexecCommand("trtexec", tuple(parse_flags(["--safe", "--loadEngine=net.engine"])),
+                         TrtVersion(11, 4))
     with pytest.raises(FileNotFoundError, match=r"net\.engine\.so does not exist"):
         TrtexecBuild(cmd, workdir / "runs").run()
     assert not (workdir / "runs").exists()

@@ -77,9 +77,7 @@ def test_config_progress_logger_and_timing_cache(
     tracker.listeners.append(lambda s: fractions.append(s.fraction))
     result = build_with_python_api(
         PythonBuildOptions(onnx, engine_name="net.engine", max_aux_streams=2, timing_cache=cache),
-        tmp_path / "runs",
-        tracker=tracker,
-        trt=cast(ModuleType, trt),
+        tmp_path / "runs", tracker=tracker, trt=cast(ModuleType, trt),
     )
     assert result.ok and result.engine is not None
     assert result.engine.read_bytes() == b"double engine bytes"
@@ -101,9 +99,8 @@ def test_config_progress_logger_and_timing_cache(
 def test_failed_build_is_finished_record(onnx: Path, tmp_path: Path, corpus_dir: Path) -> None:
     lines = corpus_lines(corpus_dir, "061.log")
     trt = make_double(lines, succeed=False)
-    result = build_with_python_api(
-        PythonBuildOptions(onnx), tmp_path / "runs", trt=cast(ModuleType, trt)
-    )
+    result = build_with_python_api(PythonBuildOptions(onnx), tmp_path / "runs",
+                                   trt=cast(ModuleType, trt))
     assert not result.ok and result.engine is None
     record = load_run(result.run_dir)
     assert record.result["status"] == "failed"
@@ -116,9 +113,8 @@ def test_cancel_through_progress_monitor_leaves_partial(
     cancel = threading.Event()
     cancel.set()
     trt = make_double(corpus_lines(corpus_dir, "067.log"), succeed=True)
-    result = build_with_python_api(
-        PythonBuildOptions(onnx), tmp_path / "runs", cancel_event=cancel, trt=cast(ModuleType, trt)
-    )
+    result = build_with_python_api(PythonBuildOptions(onnx), tmp_path / "runs",
+                                   cancel_event=cancel, trt=cast(ModuleType, trt))
     assert not result.ok and result.run_dir.name.endswith(".partial")
     assert json.loads((result.run_dir / "INCOMPLETE.json").read_text())["status"] == "cancelled"
 
@@ -137,8 +133,6 @@ def test_log_recorder_format_and_severities() -> None:
     recorder = LogRecorder(sink=lines.append)
     recorder.record(1, "IBuilder::buildSerializedNetwork: Error Code 10: Internal Error")
     recorder.record(4, "verbose")
-    assert recorder.records == [
-        ("E", "IBuilder::buildSerializedNetwork: Error Code 10: Internal Error"),
-        ("V", "verbose"),
-    ]
+    assert recorder.records == [("E", "IBuilder::buildSerializedNetwork: Error Code 10: "
+                                 "Internal Error"), ("V", "verbose")]
     assert lines[0].split("] ", 1)[1].startswith("[TRT] [E] IBuilder::")

@@ -60,10 +60,7 @@ def test_onnx_enrichment_expands_foreign_node_ranges(tmp_path: Path) -> None:
     by_layer = failures.set_index("layer")
     foreign = by_layer.loc["{ForeignNode[/head/attn/MatMul.../head/attn/MatMul_1]}"]
     assert foreign["onnx_nodes"] == (
-        "/head/attn/MatMul",
-        "/head/attn/Div",
-        "/head/attn/Softmax",
-        "/head/attn/MatMul_1",
+        "/head/attn/MatMul", "/head/attn/Div", "/head/attn/Softmax", "/head/attn/MatMul_1"
     )
     softmax = by_layer.loc["/head/attn/Softmax"]
     assert (softmax["onnx_op"], softmax["onnx_index"]) == ("Softmax", 9)
@@ -81,7 +78,8 @@ def test_onnx_enrichment_matches_legacy_output_tensor_names(tmp_path: Path) -> N
         [helper.make_tensor_value_info("570", onnx.TensorProto.FLOAT, None)],
     )
     text = (
-        'While parsing node number 0 [Resize -> "570"]:\nERROR: x.cpp:1 In function importResize:\n'
+        'While parsing node number 0 [Resize -> "570"]:\n'
+        "ERROR: x.cpp:1 In function importResize:\n"
     )
     failures = analyze_log(text, text=True, onnx_model=helper.make_model(graph)).failures
     assert (failures.iloc[0]["layer"], failures.iloc[0]["onnx_op"]) == ("570", "Resize")

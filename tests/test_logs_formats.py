@@ -32,18 +32,13 @@ def test_trtexec_error_bracket_form(case) -> None:  # type: ignore[no-untyped-de
     assert row["location"] == "optimizer.cpp::computeCosts::2011"
     assert row["function"] == "computeCosts"
     assert (row["category"], row["phase"], row["fatal"], row["line"]) == (
-        "no-implementation",
-        "tactic",
-        True,
-        3,
+        "no-implementation", "tactic", True, 3
     )
     assert row["source"] == "trtexec"
     # the skipped tactic before it is a non-fatal tactic-out-of-memory warning, no layer
     first = failures.iloc[0]
     assert (first["severity"], first["category"], first["fatal"]) == (
-        "warning",
-        "tactic-out-of-memory",
-        False,
+        "warning", "tactic-out-of-memory", False
     )
 
 
@@ -52,9 +47,7 @@ def test_python_logger_number_prefix(case) -> None:  # type: ignore[no-untyped-d
     assert list(failures["error_code"]) == [10, 10]
     assert set(failures["source"]) == {"tensorrt"}
     assert failures.iloc[0]["members"] == (
-        "(Unnamed Layer* 1247) [Shuffle]",
-        "/layers.7/Transpose_2",
-        "/layers.7/Reshape_4",
+        "(Unnamed Layer* 1247) [Shuffle]", "/layers.7/Transpose_2", "/layers.7/Reshape_4"
     )
 
 
@@ -114,8 +107,7 @@ def test_verbose_importer_line_names_the_node(case) -> None:  # type: ignore[no-
 def test_polygraphy(case) -> None:  # type: ignore[no-untyped-def]
     failures = case("064")
     assert set(_named(failures)["layer"]) == {
-        "UnknownModel-N-1-UnknownNode1",
-        "UnknownModel-N-3-UnknownNode2",
+        "UnknownModel-N-1-UnknownNode1", "UnknownModel-N-3-UnknownNode2"
     }
     assert set(_named(failures)["category"]) == {"parser-unsupported"}
     runtime = case("085")

@@ -283,7 +283,9 @@ def test_self_referencing_variables_do_not_blow_up() -> None:
     facts = analyse_cmake(text, "CMakeLists.txt")
     assert [(f.line, f.rule) for f in facts.findings] == [(61, "precision-flags-removed-11x")]
     shell = 'FLAGS=--safe\nFLAGS="$FLAGS $FLAGS --fp16"\n' * 40 + "trtexec $FLAGS\n"
-    assert {f.rule for f in analyse_shell(shell, "s.sh").findings} == {"precision-flags-removed-11x"}
+    assert {f.rule for f in analyse_shell(shell, "s.sh").findings} == {
+        "precision-flags-removed-11x"
+    }
 
 
 @pytest.mark.parametrize(

@@ -64,7 +64,10 @@ def test_unreadable_file_exits_2_and_is_listed(
     (tmp_path / "build.sh").write_text("trtexec --fp16\n")
     code, out, _ = run(capsys, str(tmp_path), "--format", "json")
     assert code == 2
-    assert {f["rule"] for f in json.loads(out)} == {"file-unreadable", "precision-flags-removed-11x"}
+    assert {f["rule"] for f in json.loads(out)} == {
+        "file-unreadable",
+        "precision-flags-removed-11x",
+    }
 
 
 def test_findings_frame_matches_the_cli(capsys: pytest.CaptureFixture[str]) -> None:

@@ -29,8 +29,7 @@ def test_the_notebooks_are_there() -> None:
 def test_notebook_is_stored_without_outputs(path: Path) -> None:
     nb = json.loads(path.read_text(encoding="utf-8"))
     dirty = [
-        i
-        for i, cell in enumerate(nb["cells"])
+        i for i, cell in enumerate(nb["cells"])
         if cell.get("outputs") or cell.get("execution_count") is not None
     ]
     assert not dirty, f"{path.name}: cells {dirty} have stored outputs; clear them and commit"
@@ -52,9 +51,7 @@ def test_notebook_runs_headless(path: Path) -> None:
 
     nb = execute_notebook(path)
     errors = [
-        output
-        for cell in nb.cells
-        for output in cell.get("outputs", [])
+        output for cell in nb.cells for output in cell.get("outputs", [])
         if output.get("output_type") == "error"
     ]
     assert not errors
@@ -69,14 +66,10 @@ def test_triage_notebook_reads_pasted_text() -> None:
     from trtsafe_lab.report import execute_notebook
 
     text = (EXAMPLES / "trt11-safe-build-autotuner.log").read_text(encoding="utf-8")
-    nb = execute_notebook(
-        REPO_ROOT / "notebooks" / "02_failure_triage.ipynb", {"inputs": [], "pasted": text}
-    )
-    shown = "".join(
-        str(output.get("data", {}).get("text/plain", "")) + str(output.get("text", ""))
-        for cell in nb.cells
-        for output in cell.get("outputs", [])
-    )
+    nb = execute_notebook(REPO_ROOT / "notebooks" / "02_failure_triage.ipynb",
+                          {"inputs": [], "pasted": text})
+    shown = "".join(str(output.get("data", {}).get("text/plain", "")) + str(output.get("text", ""))
+                    for cell in nb.cells for output in cell.get("outputs", []))
     assert "<pasted>" in shown
     assert "/neck/fuse/Conv" in shown
     assert "trt10-safety-scope-rejection.log" not in shown  # only the pasted log was read

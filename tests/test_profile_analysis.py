@@ -44,39 +44,25 @@ def test_timing_json_loads_with_snake_case_columns(resnet18) -> None:
 
 def test_stats_reproduce_trtexecs_own_summary(corpus_dir: Path, resnet18) -> None:
     """Our statistics over the exported iterations equal what trtexec printed (TRT 10.x)."""
-    meta = json.loads(
-        (
-            corpus_dir / EXPORTS / "trt10-resnet18-fp16" / "resnet18_fp16.profile.metadata.json"
-        ).read_text()
-    )
+    meta = json.loads((corpus_dir / EXPORTS / "trt10-resnet18-fp16" /
+                       "resnet18_fp16.profile.metadata.json").read_text())
     printed = summary_from_metadata(meta)
     t = resnet18.times
-    ours = summarize(
-        t["latency_ms"], span_ms=t["end_compute_ms"].max() - t["start_compute_ms"].min()
-    )
+    ours = summarize(t["latency_ms"],
+                     span_ms=t["end_compute_ms"].max() - t["start_compute_ms"].min())
     for key in ("min_ms", "max_ms", "median_ms", "p90_ms", "p95_ms", "p99_ms"):
         assert ours[key] == pytest.approx(printed.stat("latency", key), rel=1e-6), key
     assert ours["mean_ms"] == pytest.approx(printed.stat("latency", "mean_ms"), rel=1e-5)
     assert ours["throughput_qps"] == pytest.approx(printed.scalars["throughput_qps"], rel=1e-3)
 
 
-@pytest.mark.parametrize(
-    ("case", "layout", "metric", "median", "p99", "p90"),
-    [
-        ("070", "modern", "gpu_compute_time", 0.153595, 0.159912, None),
-        ("071", "modern", "latency", 0.0440674, 0.0512695, 0.0450439),
-        ("087", "pre-8", "end_to_end", 3.01636, 3.03931, None),
-    ],
-)
-def test_performance_summary_layouts(
-    corpus_dir: Path,
-    case: str,
-    layout: str,
-    metric: str,
-    median: float,
-    p99: float,
-    p90: float | None,
-) -> None:
+@pytest.mark.parametrize(("case", "layout", "metric", "median", "p99", "p90"), [
+    ("070", "modern", "gpu_compute_time", 0.153595, 0.159912, None),
+    ("071", "modern", "latency", 0.0440674, 0.0512695, 0.0450439),
+    ("087", "pre-8", "end_to_end", 3.01636, 3.03931, None),
+])
+def test_performance_summary_layouts(corpus_dir: Path, case: str, layout: str, metric: str,
+                                     median: float, p99: float, p90: float | None) -> None:
     text = (corpus_dir / "build-logs" / "cases" / f"{case}.log").read_text()
     summary = parse_summary(text)
     assert summary.layout == layout
@@ -90,11 +76,8 @@ def test_performance_summary_layouts(
 
 def test_summary_keeps_warnings_and_totals(corpus_dir: Path) -> None:
     s = parse_summary((corpus_dir / "build-logs" / "cases" / "071.log").read_text())
-    assert s.scalars == {
-        "throughput_qps": 15374.3,
-        "total_host_walltime_s": 3.00013,
-        "total_gpu_compute_time_s": 1.6586,
-    }
+    assert s.scalars == {"throughput_qps": 15374.3, "total_host_walltime_s": 3.00013,
+                         "total_gpu_compute_time_s": 1.6586}
     assert any("coefficient of variance" in w for w in s.warnings)
     with pytest.raises(ValueError, match="no trtexec performance summary"):
         parse_summary("[I] nothing here\n")
@@ -104,9 +87,8 @@ def test_graph_schemas(corpus_dir: Path) -> None:
     g10 = load_graph(corpus_dir / EXPORTS / "trt10-resnet18-fp16" / "resnet18_fp16.graph.json")
     assert set(g10["schema"]) == {"10.x"} and set(g10["stream_id"]) == {0}
     assert g10.loc[1, "onnx_layers"] == "/conv1/Conv | /relu/Relu"
-    g8 = load_graph(
-        corpus_dir / EXPORTS / "trt8-resnet50-a100-fp16" / "resnet.onnx.engine.graph.json"
-    )
+    g8 = load_graph(corpus_dir / EXPORTS / "trt8-resnet50-a100-fp16" /
+                    "resnet.onnx.engine.graph.json")
     assert set(g8["schema"]) == {"8.x"} and g8["stream_id"].isna().all()
     assert streams_in(g8) == 1
 
@@ -114,21 +96,13 @@ def test_graph_schemas(corpus_dir: Path) -> None:
 def test_graph_11x_schema_with_sync_layers(tmp_path: Path) -> None:
     """A hand-written file in the 11.x shape (I/O Tensors, split Format/Datatype): no real 11.x
     export is public, so this documents the fields the loader relies on."""
-    data = {
-        "Layers": [
-            {
-                "Name": "a",
-                "LayerType": "CaskConvolution",
-                "StreamId": 0,
-                "Metadata": "[ONNX Layer: x]",
-                "Inputs": [{"Name": "in", "Format": "Row major linear", "Datatype": "FP16"}],
-            },
-            {"Name": "sig", "LayerType": "signal", "StreamId": 0, "Metadata": ""},
-            {"Name": "wt", "LayerType": "wait", "StreamId": 1, "Metadata": ""},
-            {"Name": "b", "LayerType": "CaskConvolution", "StreamId": 1, "Metadata": ""},
-        ],
-        "I/O Tensors": [{"Name": "in"}, {"Name": "out"}],
-    }
+    data = {"Layers": [
+        {"Name": "a", "LayerType": "CaskConvolution", "StreamId": 0, "Metadata": "[ONNX Layer: x]",
+         "Inputs": [{"Name": "in", "Format": "Row major linear", "Datatype": "FP16"}]},
+        {"Name": "sig", "LayerType": "signal", "StreamId": 0, "Metadata": ""},
+        {"Name": "wt", "LayerType": "wait", "StreamId": 1, "Metadata": ""},
+        {"Name": "b", "LayerType": "CaskConvolution", "StreamId": 1, "Metadata": ""}],
+        "I/O Tensors": [{"Name": "in"}, {"Name": "out"}]}
     path = tmp_path / "e.graph.json"
     path.write_text(json.dumps(data))
     graph = load_graph(path)
@@ -136,16 +110,9 @@ def test_graph_11x_schema_with_sync_layers(tmp_path: Path) -> None:
     assert graph["is_sync"].tolist() == [False, True, True, False]
     assert io_tensors(path) == ["in", "out"]
     assert streams_in(graph) == 2
-    profile = pd.DataFrame(
-        {
-            "layer_name": ["a", "b", "__myl_internal"],
-            "total_ms": [1, 1, 1],
-            "average_ms": [0.5, 0.25, 0.1],
-            "median_ms": [0.5, 0.25, 0.1],
-            "percentage": [40, 40, 20],
-            "count": [2, 2, 2],
-        }
-    )
+    profile = pd.DataFrame({"layer_name": ["a", "b", "__myl_internal"], "total_ms": [1, 1, 1],
+                            "average_ms": [0.5, 0.25, 0.1], "median_ms": [0.5, 0.25, 0.1],
+                            "percentage": [40, 40, 20], "count": [2, 2, 2]})
     joined = join_layers(profile, graph)
     assert joined["in_graph"].tolist() == [True, True, False]  # Myelin extra kept, marked
     with pytest.raises(ValueError, match="overlap"):
@@ -192,15 +159,12 @@ def test_speedup_ci_brackets_the_truth_and_is_reproducible() -> None:
 
 
 def test_compare_two_engines_from_corpus(corpus_dir: Path) -> None:
-    runs = [
-        load_run(corpus_dir / EXPORTS / n)
-        for n in ("trt8-resnet50-a100-fp32", "trt8-resnet50-a100-fp16")
-    ]
+    runs = [load_run(corpus_dir / EXPORTS / n) for n in
+            ("trt8-resnet50-a100-fp32", "trt8-resnet50-a100-fp16")]
     table = compare_runs(runs, metric="compute")
     fp16 = table.iloc[1]
     assert fp16["speedup_vs_baseline"] == pytest.approx(
-        table.iloc[0]["median_ms"] / fp16["median_ms"]
-    )
+        table.iloc[0]["median_ms"] / fp16["median_ms"])
     assert fp16["speedup_ci_low"] <= fp16["speedup_vs_baseline"] <= fp16["speedup_ci_high"]
     assert fp16["significant"]
     with pytest.raises(ValueError, match="baseline 'nope'"):
@@ -210,21 +174,8 @@ def test_compare_two_engines_from_corpus(corpus_dir: Path) -> None:
 def test_cli_compare_json_keys(corpus_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     a = corpus_dir / EXPORTS / "trt8-resnet50-a100-fp32"
     b = corpus_dir / EXPORTS / "trt8-resnet50-a100-fp16"
-    assert (
-        main(
-            [
-                "profile",
-                "compare",
-                str(a),
-                str(b),
-                "--format",
-                "json",
-                "--baseline",
-                "trt8-resnet50-a100-fp16",
-            ]
-        )
-        == 0
-    )
+    assert main(["profile", "compare", str(a), str(b), "--format", "json",
+                 "--baseline", "trt8-resnet50-a100-fp16"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert list(out[0]) == [*JSON_KEYS, *SPEEDUP_KEYS]
     assert list(out[1]) == list(JSON_KEYS)  # the baseline has no speedup keys
@@ -238,17 +189,10 @@ def test_cli_compare_bad_input_exits_2(corpus_dir: Path, tmp_path: Path) -> None
 
 def test_layer_timeline_places_waits_after_signals() -> None:
     info = layer_info(WorkloadSpec(branches=2, depth=2), 2)
-    path_graph = pd.DataFrame(
-        [
-            {
-                "layer_name": x["Name"],
-                "layer_type": x["LayerType"],
-                "stream_id": x["StreamId"],
-                "is_sync": x["LayerType"] in ("signal", "wait"),
-            }
-            for x in info["Layers"]
-        ]
-    )
+    path_graph = pd.DataFrame([{"layer_name": x["Name"], "layer_type": x["LayerType"],
+                                "stream_id": x["StreamId"],
+                                "is_sync": x["LayerType"] in ("signal", "wait")}
+                               for x in info["Layers"]])
     timeline = layer_timeline(path_graph)
     join_wait = timeline.set_index("layer_name").loc["join.wait"]
     assert join_wait["stream_id"] == 0 and join_wait["start_ms"] == 2.0  # after 2 layers
@@ -261,17 +205,9 @@ def test_kernel_layer_profile_from_graph_replays() -> None:
     for it in range(3):
         for node, (stream, dur) in enumerate([(5, 10), (6, 20), (5, 30)]):
             start = it * 1000 + node * 5
-            rows.append(
-                {
-                    "kernel_name": "k",
-                    "stream_id": stream,
-                    "start_ns": start,
-                    "end_ns": start + dur,
-                    "correlation_id": 100 + it,
-                    "graph_id": 9,
-                    "graph_node_id": 40 + 3 * node,
-                }
-            )  # capture order, with gaps
+            rows.append({"kernel_name": "k", "stream_id": stream, "start_ns": start,
+                         "end_ns": start + dur, "correlation_id": 100 + it, "graph_id": 9,
+                         "graph_node_id": 40 + 3 * node})  # capture order, with gaps
     rows.append({**rows[0], "graph_id": 0, "graph_node_id": 0, "correlation_id": 1})  # eager
     prof = kernel_layer_profile(pd.DataFrame(rows), ["a", "b", "c"])
     assert prof["layer_name"].tolist() == ["a", "b", "c"]

@@ -24,11 +24,8 @@ def test_outputs_match_numpy(aux: int, use_graph: bool, expected: np.ndarray) ->
     from trtsafe_lab.profile.harness import forward_pass, registered_streams
     from trtsafe_lab.profile.reference import ReferenceWorkload, WorkloadSpec
 
-    with (
-        ReferenceWorkload(WorkloadSpec(**SPEC_KW), aux_streams=aux) as w,
-        registered_streams(w) as main,
-        forward_pass(w, main, use_graph) as enqueue,
-    ):
+    with ReferenceWorkload(WorkloadSpec(**SPEC_KW), aux_streams=aux) as w, \
+            registered_streams(w) as main, forward_pass(w, main, use_graph) as enqueue:
         enqueue()
         enqueue()  # a second pass starts from the seeds again: same result
         synchronize(main)
@@ -39,10 +36,8 @@ def test_aux_streams_must_be_registered_first() -> None:
     from trtsafe_lab.profile._cuda import cuda_streams
     from trtsafe_lab.profile.reference import ReferenceWorkload, WorkloadSpec
 
-    with (
-        ReferenceWorkload(WorkloadSpec(**SPEC_KW), aux_streams=2) as w,
-        cuda_streams(3) as (main, a, b),
-    ):
+    with ReferenceWorkload(WorkloadSpec(**SPEC_KW), aux_streams=2) as w, \
+            cuda_streams(3) as (main, a, b):
         with pytest.raises(RuntimeError, match="set_aux_streams"):
             w.execute_async(main)
         with pytest.raises(ValueError, match="exactly num_aux_streams=2"):
@@ -84,10 +79,8 @@ def test_run_reference_writes_run_dirs(tmp_path) -> None:
     from trtsafe_lab.profile.runner import run_reference
 
     paths = run_reference(WorkloadSpec(**SPEC_KW), [0, 3], TimingConfig(2, 10), tmp_path)
-    assert [p.name for p in paths] == [
-        "ref-b3-d4-g2x64-i37-aux0-graph",
-        "ref-b3-d4-g2x64-i37-aux3-graph",
-    ]
+    assert [p.name for p in paths] == ["ref-b3-d4-g2x64-i37-aux0-graph",
+                                       "ref-b3-d4-g2x64-i37-aux3-graph"]
     run = load_run(paths[1])
     assert len(run.times) == 10
     assert run.info["num_aux_streams"] == 3

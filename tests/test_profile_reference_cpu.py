@@ -23,10 +23,8 @@ def test_spec_rejects_nonsense() -> None:
         WorkloadSpec(threads=2048)
 
 
-@pytest.mark.parametrize(
-    ("branches", "aux", "ideal"),
-    [(4, 0, 1.0), (4, 4, 4.0), (4, 3, 2.0), (4, 2, 2.0), (8, 3, 8 / 3)],
-)
+@pytest.mark.parametrize(("branches", "aux", "ideal"),
+                         [(4, 0, 1.0), (4, 4, 4.0), (4, 3, 2.0), (4, 2, 2.0), (8, 3, 8 / 3)])
 def test_ideal_speedup_is_work_over_critical_path(branches: int, aux: int, ideal: float) -> None:
     assert ideal_speedup(WorkloadSpec(branches=branches), aux) == pytest.approx(ideal)
 
@@ -41,9 +39,8 @@ def test_expected_outputs_differ_per_branch_and_depend_on_work() -> None:
 
 
 def test_overlap_counts_only_cross_stream_time() -> None:
-    kernels = pd.DataFrame(
-        {"stream_id": [7, 7, 9], "start_ns": [0, 100, 50], "end_ns": [100, 200, 150]}
-    )
+    kernels = pd.DataFrame({"stream_id": [7, 7, 9], "start_ns": [0, 100, 50],
+                            "end_ns": [100, 200, 150]})
     summary = overlap_summary(kernels)
     assert summary["busy_ns"] == 200
     assert summary["cross_stream_overlap_ns"] == 100  # 50..150 on both streams
@@ -53,22 +50,9 @@ def test_overlap_counts_only_cross_stream_time() -> None:
 
 
 def test_run_dir_is_atomic_and_loadable(tmp_path: Path) -> None:
-    records = [
-        {
-            "startEnqMs": 0.0,
-            "endEnqMs": 0.01,
-            "startH2dMs": 1.0,
-            "endH2dMs": 1.0,
-            "startComputeMs": 1.0,
-            "endComputeMs": 1.5,
-            "startD2hMs": 1.5,
-            "endD2hMs": 1.5,
-            "h2dMs": 0.0,
-            "computeMs": 0.5,
-            "d2hMs": 0.0,
-            "latencyMs": 0.5,
-        }
-    ]
+    records = [{"startEnqMs": 0.0, "endEnqMs": 0.01, "startH2dMs": 1.0, "endH2dMs": 1.0,
+                "startComputeMs": 1.0, "endComputeMs": 1.5, "startD2hMs": 1.5, "endD2hMs": 1.5,
+                "h2dMs": 0.0, "computeMs": 0.5, "d2hMs": 0.0, "latencyMs": 0.5}]
     path = write_run_dir(tmp_path, "r1", records=records, info={"num_aux_streams": 2})
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r1"]
     manifest = json.loads((path / "manifest.json").read_text())

@@ -25,7 +25,6 @@ V84, V1016, V114 = TrtVersion(8, 4, 1), TrtVersion(10, 16, 1), TrtVersion(11, 4)
 def trtexec_argv(engine: Path, *, version: TrtVersion, **kw) -> list[str]:
     return trtexec_command(engine, version=version, **kw).argv()
 
-
 DOUBLE = """#!{python}
 import shutil, sys
 args = dict(a.lstrip("-").split("=", 1) for a in sys.argv[1:] if "=" in a)
@@ -46,17 +45,13 @@ def test_flags_follow_the_version() -> None:
     assert v10[:2] == ["trtexec", "--loadEngine=/e/a.engine"]
     assert "--separateProfileRun" in v10 and "--useCudaGraph" in v10
     assert "--exportTimes=/o/run.timing.json" in v10
-    v11 = trtexec_argv(Path("/e/a.engine"), version=V114, export_prefix=prefix, use_graph=False)
+    v11 = trtexec_argv(Path("/e/a.engine"), version=V114, export_prefix=prefix,
+                       use_graph=False)
     assert "--useCudaGraph" not in v11 and "--noCudaGraph" in v11
     safe = trtexec_argv(Path("/e/a.engine"), version=V114, export_prefix=prefix, safe=True)
     assert "--safe" in safe and "--loadEngineSo=/e/a.engine.so" in safe
-    tool = trtexec_argv(
-        Path("/e/a.engine"),
-        version=V114,
-        export_prefix=prefix,
-        executable="/opt/trtexec_safe",
-        companion_so=Path("/e/b.so"),
-    )
+    tool = trtexec_argv(Path("/e/a.engine"), version=V114, export_prefix=prefix,
+                        executable="/opt/trtexec_safe", companion_so=Path("/e/b.so"))
     assert "--safe" not in tool and "--loadEngineSo=/e/b.so" in tool
     assert "--separateProfileRun" not in tool  # deprecated in trtexec_safe (always on)
     with pytest.raises(RuleViolation, match=r"11\.3"):  # the builds job's safety rule
@@ -65,18 +60,14 @@ def test_flags_follow_the_version() -> None:
 
 def test_run_directory_from_the_double(corpus_dir: Path, tmp_path: Path) -> None:
     script = tmp_path / "trtexec"
-    script.write_text(
-        DOUBLE.format(
-            python=sys.executable,
-            src=str(corpus_dir / "trtexec-exports" / "trt8-resnet50-a100-fp16"),
-            log=str(corpus_dir / "build-logs" / "cases" / "070.log"),
-        )
-    )
+    script.write_text(DOUBLE.format(
+        python=sys.executable,
+        src=str(corpus_dir / "trtexec-exports" / "trt8-resnet50-a100-fp16"),
+        log=str(corpus_dir / "build-logs" / "cases" / "070.log")))
     script.chmod(0o755)
     out = tmp_path / "runs"
-    path = run_trtexec(
-        Path("/models/resnet.engine"), out, "resnet-fp16", executable=str(script)
-    )  # version read from the double's --help banner
+    path = run_trtexec(Path("/models/resnet.engine"), out, "resnet-fp16",
+                       executable=str(script))  # version read from the double's --help banner
     run = load_run(path)
     assert len(run.times) == 3698 and set(run.files) == {"timing", "graph", "profile"}
     assert run.info["performance_summary"]["throughput_qps"] == 6175.47

@@ -19,13 +19,8 @@ def test_installed_tool_replays_lines_and_ignores_flags(tmp_path: Path) -> None:
     log = tmp_path / "recorded build.log"
     log.write_text("[I] start\n[E] Error[4]: bad\n&&&& FAILED TensorRT.trtexec\n")
     tool = install_replay_tool(log, tmp_path / "trtexec-REPLAY-not-TensorRT", delay_s=0)
-    done = subprocess.run(
-        [str(tool), "--onnx=m.onnx", "--safe", "--saveEngine=m.engine"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = subprocess.run([str(tool), "--onnx=m.onnx", "--safe", "--saveEngine=m.engine"],
+                          capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 1
     assert done.stdout.splitlines() == ["[I] start", "&&&& FAILED TensorRT.trtexec"]
     assert done.stderr.splitlines() == ["[E] Error[4]: bad"]

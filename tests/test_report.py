@@ -22,11 +22,8 @@ nbformat = pytest.importorskip("nbformat")
 def _write_notebook(folder: Path, name: str, cells: list[tuple[str, str, list[str]]]) -> Path:
     nb = nbformat.v4.new_notebook()
     for kind, source, tags in cells:
-        cell = (
-            nbformat.v4.new_markdown_cell(source)
-            if kind == "md"
-            else nbformat.v4.new_code_cell(source)
-        )
+        cell = (nbformat.v4.new_markdown_cell(source) if kind == "md"
+                else nbformat.v4.new_code_cell(source))
         cell.metadata["tags"] = tags
         nb.cells.append(cell)
     path = folder / name
@@ -59,21 +56,12 @@ def test_input_kinds(tmp_path: Path) -> None:
 
 
 def test_inject_parameters_goes_after_the_parameters_cell(tmp_path: Path) -> None:
-    path = _write_notebook(
-        tmp_path,
-        "n.ipynb",
-        [
-            ("md", "# title", []),
-            ("code", "inputs = []", ["parameters"]),
-            ("code", "x = 1", []),
-        ],
-    )
+    path = _write_notebook(tmp_path, "n.ipynb", [
+        ("md", "# title", []), ("code", "inputs = []", ["parameters"]), ("code", "x = 1", []),
+    ])
     nb = inject_parameters(nbformat.read(path, as_version=4), {"inputs": ["/a b/c.log"]})
     assert [c.source.splitlines()[-1] for c in nb.cells] == [
-        "# title",
-        "inputs = []",
-        "inputs = ['/a b/c.log']",
-        "x = 1",
+        "# title", "inputs = []", "inputs = ['/a b/c.log']", "x = 1",
     ]
     bare = _write_notebook(tmp_path, "bare.ipynb", [("code", "x = 1", [])])
     with pytest.raises(ReportError, match="no cell tagged 'parameters'"):
@@ -87,26 +75,14 @@ def test_report_executes_with_inputs_and_embeds_figures(
     pytest.importorskip("nbclient")
     books = tmp_path / "books"
     books.mkdir()
-    _write_notebook(
-        books,
-        "02_failure_triage.ipynb",
-        [
-            ("code", "inputs = []", ["parameters"]),
-            (
-                "code",
-                "from pathlib import Path\nprint('LINES', len(Path(inputs[0]).read_text()"
-                ".splitlines()))",
-                [],
-            ),
-            (
-                "code",
-                "import matplotlib.pyplot as plt\nfig, ax = plt.subplots()\n"
-                "ax.plot([1, 2, 3])\nplt.show()",
-                [],
-            ),
-            ("code", "print('WIDGET CELL')", ["interactive"]),
-        ],
-    )
+    _write_notebook(books, "02_failure_triage.ipynb", [
+        ("code", "inputs = []", ["parameters"]),
+        ("code", "from pathlib import Path\nprint('LINES', len(Path(inputs[0]).read_text()"
+                 ".splitlines()))", []),
+        ("code", "import matplotlib.pyplot as plt\nfig, ax = plt.subplots()\n"
+                 "ax.plot([1, 2, 3])\nplt.show()", []),
+        ("code", "print('WIDGET CELL')", ["interactive"]),
+    ])
     monkeypatch.setenv("TRTSAFE_NOTEBOOKS", str(books))
     monkeypatch.setenv("MPLBACKEND", "Agg")  # the report must still inline its figures
     log = tmp_path / "my build.log"
@@ -128,14 +104,9 @@ def test_report_names_the_failing_notebook(
     pytest.importorskip("nbclient")
     books = tmp_path / "books"
     books.mkdir()
-    _write_notebook(
-        books,
-        "02_failure_triage.ipynb",
-        [
-            ("code", "inputs = []", ["parameters"]),
-            ("code", "raise ValueError('bad log')", []),
-        ],
-    )
+    _write_notebook(books, "02_failure_triage.ipynb", [
+        ("code", "inputs = []", ["parameters"]), ("code", "raise ValueError('bad log')", []),
+    ])
     monkeypatch.setenv("TRTSAFE_NOTEBOOKS", str(books))
     log = tmp_path / "b.log"
     log.write_text("x\n")
@@ -163,9 +134,8 @@ def test_report_on_a_build_run_uses_notebook_01(
     monkeypatch.setenv("PATH", f"{install_trtexec_double(tmp_path / 'bin')}:/usr/bin:/bin")
     monkeypatch.chdir(tmp_path)
     (tmp_path / "model.onnx").write_bytes(b"placeholder: the double never reads it")
-    cmd = TrtexecOptions(
-        onnx=Path("model.onnx"), save_engine=Path("model.engine"), safe=True
-    ).to_command(TrtVersion(11, 4))
+    cmd = TrtexecOptions(onnx=Path("model.onnx"), save_engine=Path("model.engine"),
+                         safe=True).to_command(TrtVersion(11, 4))
     result = run_build(cmd, tmp_path / "runs")
     assert input_kind(result.run_dir) == "build"
     out = tmp_path / "build-report.html"
@@ -188,8 +158,8 @@ def test_report_on_the_bundled_example_logs(tmp_path: Path) -> None:
     for layer in ("/neck/Resize", "/head/attn/Softmax", "/neck/fuse/Conv"):
         assert layer in page
     assert page.count("data:image/png;base64,") >= 1  # the summary plot
-    assert "FailureExplorer(" not in page and 'id="Explore"' not in page  # interactive out
-    assert 'id="Summary"' in page
+    assert "FailureExplorer(" not in page and "id=\"Explore\"" not in page  # interactive out
+    assert "id=\"Summary\"" in page
 
 
 def test_report_on_a_passed_safe_build_checks_the_pair(
@@ -210,9 +180,8 @@ def test_report_on_a_passed_safe_build_checks_the_pair(
         monkeypatch.setenv(name, value)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "model.onnx").write_bytes(b"placeholder: the double never reads it")
-    cmd = TrtexecOptions(
-        onnx=Path("model.onnx"), save_engine=Path("model.engine"), safe=True
-    ).to_command(TrtVersion(11, 4))
+    cmd = TrtexecOptions(onnx=Path("model.onnx"), save_engine=Path("model.engine"),
+                         safe=True).to_command(TrtVersion(11, 4))
     result = run_build(cmd, tmp_path / "runs")
     assert result.ok
     out = tmp_path / "pair-report.html"

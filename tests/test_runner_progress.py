@@ -20,9 +20,8 @@ from trtsafe_lab.trtexec.runner import STATUS_EXITED, ProcessRunner
 def test_runner_streams_both_pipes_without_a_shell(tmp_path: Path) -> None:
     script = "import sys; print('out 1'); print('err 1', file=sys.stderr); print('$HOME *')"
     got: list[tuple[str, str]] = []
-    result = ProcessRunner(
-        [sys.executable, "-c", script], lambda s, ln: got.append((s, ln)), cwd=tmp_path
-    ).run()
+    result = ProcessRunner([sys.executable, "-c", script], lambda s, ln: got.append((s, ln)),
+                           cwd=tmp_path).run()
     assert result.status == STATUS_EXITED and result.returncode == 0
     assert sorted(got) == [("stderr", "err 1"), ("stdout", "$HOME *"), ("stdout", "out 1")]
 
@@ -44,18 +43,14 @@ def test_runner_ends_a_leftover_that_holds_the_pipes(tmp_path: Path) -> None:
     result = ProcessRunner([sys.executable, "-c", script], lambda s, ln: None, grace_s=0.3).run()
     assert result.returncode == 0
     child = int(pidfile.read_text())
-    state = subprocess.run(
-        ["ps", "-o", "stat=", "-p", str(child)], capture_output=True, text=True
-    ).stdout.strip()
+    state = subprocess.run(["ps", "-o", "stat=", "-p", str(child)], capture_output=True,
+                           text=True).stdout.strip()
     assert state in ("", "Z"), f"leftover child {child} still running ({state})"
 
 
 def test_phases_from_a_real_trtexec_log(corpus_dir: Path) -> None:
-    lines = (
-        (corpus_dir / "build-logs/verbose/trt-8.5.2-resnet-verbose-build-and-profile.log")
-        .read_text(errors="replace")
-        .splitlines()
-    )
+    lines = (corpus_dir / "build-logs/verbose/trt-8.5.2-resnet-verbose-build-and-profile.log"
+             ).read_text(errors="replace").splitlines()
     tracker = ProgressTracker()
     tops: list[str] = []
     tracker.listeners.append(lambda state: tops.extend(state.path[:1]))

@@ -27,9 +27,8 @@ def test_pipeline_runs_on_the_gpu_and_releases_every_stream() -> None:
     categories = [s.category for s in run.statuses]
     assert categories.count(Category.INVALID_STATE) == 1  # run_stage before prepare
     assert categories.count(Category.SEALED) == 1  # complete_context after the seal
-    assert all(
-        s.ok for s in run.statuses if s.category not in (Category.INVALID_STATE, Category.SEALED)
-    )
+    assert all(s.ok for s in run.statuses if s.category not in (Category.INVALID_STATE,
+                                                                  Category.SEALED))
     assert run.runner.fatal_status is None
     assert run.output == run.expected  # prompt -> prefill.x -> y == decode.x (alias) -> y
     ledger = run.runner.ledger
@@ -44,9 +43,8 @@ def test_workload_results_are_right_when_run_by_the_runner() -> None:
     spec = WorkloadSpec(branches=4, depth=4, iters=256)
     executor = ReferenceWorkloadExecutor(spec, aux_streams=3)
     with SafetyRunner(CudaBackend(0)) as runner:
-        assert runner.initialize(
-            InitSpec({"w": executor}, (StagePlan("prefill", 0, "w"),), {"w": 0})
-        ).ok
+        assert runner.initialize(InitSpec({"w": executor}, (StagePlan("prefill", 0, "w"),),
+                                          {"w": 0})).ok
         assert runner.complete_context("prefill", 0, {}).ok
         assert runner.prepare(warmup=2).ok
         assert runner.run_stage("prefill", 0, {}).ok
@@ -94,9 +92,8 @@ def test_second_request_is_refused_while_one_runs_on_the_gpu() -> None:
         other: list[Status] = []
 
         def from_another_thread(inputs: object, stream: int) -> None:
-            worker = threading.Thread(
-                target=lambda: other.append(runner.run_stage("decode", 0, {}))
-            )
+            worker = threading.Thread(target=lambda: other.append(
+                runner.run_stage("decode", 0, {})))
             worker.start()
             worker.join(timeout=30)
 

@@ -47,32 +47,19 @@ def test_check_raises_for_notebooks() -> None:
 
 
 # -- initialize -----------------------------------------------------------------------------------
-@pytest.mark.parametrize(
-    ("changes", "needle"),
-    [
-        (
-            {"stages": (StagePlan("prefill", 0, "pre"), StagePlan("decode", 0, "nope"))},
-            "unknown executor 'nope'",
-        ),
-        (
-            {"stages": (StagePlan("prefill", 0, "pre"), StagePlan("prefill", 0, "dec"))},
-            "prefill/0 is planned 2 times",
-        ),
-        (
-            {"io_aliases": (AliasGroup("h", (("pre", "hidden"), ("dec", "logits"))),)},
-            "mismatched sizes (pre.hidden=16 B, dec.logits=4 B)",
-        ),
-        (
-            {"io_aliases": (AliasGroup("h", (("pre", "hidden"), ("dec", "kv_cache"))),)},
-            "caller-owned resource",
-        ),
-        ({"main_streams": {"pre": 0}}, "executor 'dec' has no main stream id"),
-        (
-            {"stages": (StagePlan("prefill", 0, "pre", profile=1), StagePlan("decode", 0, "dec"))},
-            "asks for profile 1, but executor 'pre' has 1",
-        ),
-    ],
-)
+@pytest.mark.parametrize(("changes", "needle"), [
+    ({"stages": (StagePlan("prefill", 0, "pre"), StagePlan("decode", 0, "nope"))},
+     "unknown executor 'nope'"),
+    ({"stages": (StagePlan("prefill", 0, "pre"), StagePlan("prefill", 0, "dec"))},
+     "prefill/0 is planned 2 times"),
+    ({"io_aliases": (AliasGroup("h", (("pre", "hidden"), ("dec", "logits"))),)},
+     "mismatched sizes (pre.hidden=16 B, dec.logits=4 B)"),
+    ({"io_aliases": (AliasGroup("h", (("pre", "hidden"), ("dec", "kv_cache"))),)},
+     "caller-owned resource"),
+    ({"main_streams": {"pre": 0}}, "executor 'dec' has no main stream id"),
+    ({"stages": (StagePlan("prefill", 0, "pre", profile=1), StagePlan("decode", 0, "dec"))},
+     "asks for profile 1, but executor 'pre' has 1"),
+])
 def test_initialize_refuses_bad_specs_and_allocates_nothing(changes: dict, needle: str) -> None:
     runner = SafetyRunner(InProcessBackend())
     status = runner.initialize(two_stage_spec(**changes))
@@ -112,9 +99,8 @@ def test_complete_context_rules() -> None:
     assert runner.complete_context("vision", 0, {}).category is Category.INVALID_ARGUMENT
     wrong = runner.complete_context("decode", 0, {})
     assert wrong.category is Category.INVALID_ARGUMENT and "kv_cache" in wrong.diagnostic
-    small = runner.complete_context(
-        "decode", 0, {"kv_cache": InProcessBackend().allocate(3, "tiny")}
-    )
+    small = runner.complete_context("decode", 0,
+                                    {"kv_cache": InProcessBackend().allocate(3, "tiny")})
     assert small.category is Category.INVALID_ARGUMENT and "too small" in small.diagnostic
     assert runner.complete_context("decode", 0, resources_for("decode")).ok
     again = runner.complete_context("decode", 0, resources_for("decode"))
@@ -165,10 +151,8 @@ def test_run_stage_only_when_operational_and_data_flows_through_the_alias() -> N
 
 def test_second_concurrent_request_is_refused_not_queued() -> None:
     gate = threading.Event()
-    pre = InProcessExecutor(
-        tensors=(TensorDecl("tokens", 8, "input"), TensorDecl("hidden", 16, "output")),
-        num_aux_streams=2,
-    )
+    pre = InProcessExecutor(tensors=(TensorDecl("tokens", 8, "input"),
+                                     TensorDecl("hidden", 16, "output")), num_aux_streams=2)
     runner = operational_runner(two_stage_spec(prefill=pre))
     pre.gate = gate
     first: list[Status] = []
@@ -194,8 +178,7 @@ def test_reentrant_call_from_prepare_callback_is_refused() -> None:
     runner = operational_runner()
     inner: list[Status] = []
     status = runner.run_stage(
-        "prefill", 0, {}, prepare=lambda ins, s: inner.append(runner.run_stage("decode", 0, {}))
-    )
+        "prefill", 0, {}, prepare=lambda ins, s: inner.append(runner.run_stage("decode", 0, {})))
     assert status.ok and inner[0].category is Category.REQUEST_ACTIVE
 
 
@@ -231,25 +214,16 @@ def test_context_manager_deinitializes_and_destruction_does_not() -> None:
 
 # -- fatal containment ----------------------------------------------------------------------------
 def test_first_fatal_error_is_kept_and_everything_else_refused_with_it() -> None:
-    dec = InProcessExecutor(
-        tensors=(
-            TensorDecl("hidden", 16, "input"),
-            TensorDecl("kv_cache", 32, "resource"),
-            TensorDecl("logits", 4, "output"),
-        ),
-        fail_on_call=2,
-    )
+    dec = InProcessExecutor(tensors=(TensorDecl("hidden", 16, "input"),
+                                     TensorDecl("kv_cache", 32, "resource"),
+                                     TensorDecl("logits", 4, "output")), fail_on_call=2)
     runner = operational_runner(two_stage_spec(decode=dec))  # warm-up was decode's call 1
     fatal = runner.run_stage("decode", 0, {})
     assert fatal.fatal and fatal.category is Category.EXECUTOR_ERROR
     assert "injected fault" in fatal.diagnostic and runner.fatal_status is fatal
-    for later in (
-        runner.run_stage("prefill", 0, {}),
-        runner.prepare(),
-        runner.complete_context("decode", 0, {}),
-        runner.initialize(two_stage_spec()),
-        runner.deinitialize_resources(),
-    ):
+    for later in (runner.run_stage("prefill", 0, {}), runner.prepare(),
+                  runner.complete_context("decode", 0, {}), runner.initialize(two_stage_spec()),
+                  runner.deinitialize_resources()):
         assert later is fatal
     assert runner.legal_calls() == ("deinitialize_graphs",)
     assert runner.deinitialize_graphs().ok
@@ -293,13 +267,8 @@ def test_trace_records_every_call_with_its_outcome() -> None:
     runner.complete_context("decode", 0, {})
     trace = runner.trace_table()
     assert tuple(trace.columns) == TRACE_COLUMNS
-    assert trace["call"].tolist() == [
-        "initialize",
-        "complete_context",
-        "complete_context",
-        "prepare",
-        "complete_context",
-    ]
+    assert trace["call"].tolist() == ["initialize", "complete_context", "complete_context",
+                                      "prepare", "complete_context"]
     assert trace["outcome"].tolist() == ["ok", "ok", "ok", "ok", "refused"]
     assert trace["category"].iloc[-1] == "sealed"
     assert trace["state_after"].iloc[3] == "operational"
@@ -308,13 +277,11 @@ def test_trace_records_every_call_with_its_outcome() -> None:
 
 
 def test_runtime_core_imports_no_heavy_modules() -> None:
-    code = (
-        "import sys, trtsafe_lab.runtime, trtsafe_lab.runtime.cli, "
-        "trtsafe_lab.runtime.cuda_backend, trtsafe_lab.runtime.cuda_faults, "
-        "trtsafe_lab.runtime.lifecycle_demo\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
-        "('tensorrt', 'cuda', 'matplotlib', 'ipywidgets')))"
-    )
+    code = ("import sys, trtsafe_lab.runtime, trtsafe_lab.runtime.cli, "
+            "trtsafe_lab.runtime.cuda_backend, trtsafe_lab.runtime.cuda_faults, "
+            "trtsafe_lab.runtime.lifecycle_demo\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('tensorrt', 'cuda', 'matplotlib', 'ipywidgets')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 

@@ -23,21 +23,16 @@ from trtsafe_lab.runtime import (
 )
 
 PLANNED = {("prefill", 0), ("decode", 0)}
-KEYS = st.sampled_from(
-    [("prefill", 0), ("decode", 0), ("prefill", 0), ("decode", 0), ("vision", 0), ("decode", 1)]
-)
+KEYS = st.sampled_from([("prefill", 0), ("decode", 0), ("prefill", 0), ("decode", 0),
+                        ("vision", 0), ("decode", 1)])
 
 
 class RunnerMachine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
-        self.decode = InProcessExecutor(
-            tensors=(
-                TensorDecl("hidden", 16, "input"),
-                TensorDecl("kv_cache", 32, "resource"),
-                TensorDecl("logits", 4, "output"),
-            )
-        )
+        self.decode = InProcessExecutor(tensors=(
+            TensorDecl("hidden", 16, "input"), TensorDecl("kv_cache", 32, "resource"),
+            TensorDecl("logits", 4, "output")))
         self.runner = SafetyRunner(InProcessBackend())
         # the model
         self.state = "created"
@@ -68,10 +63,8 @@ class RunnerMachine(RuleBasedStateMachine):
     def initialize(self, valid: bool) -> None:
         spec = two_stage_spec(decode=self.decode)
         if not valid:
-            spec = two_stage_spec(
-                decode=self.decode,
-                stages=(StagePlan("prefill", 0, "pre"), StagePlan("prefill", 0, "dec")),
-            )
+            spec = two_stage_spec(decode=self.decode, stages=(
+                StagePlan("prefill", 0, "pre"), StagePlan("prefill", 0, "dec")))
         status = self.runner.initialize(spec)
         legal = self.fatal is None and self.state == "created"
         self._expect(status, legal=legal, category=Category.OK if valid else Category.INVALID_SPEC)
@@ -145,8 +138,7 @@ class RunnerMachine(RuleBasedStateMachine):
     def deinitialize_graphs(self) -> None:
         status = self.runner.deinitialize_graphs()
         legal = self.state in ("created", "initialized", "operational") and (
-            self.fatal is not None or self.state != "created"
-        )
+            self.fatal is not None or self.state != "created")
         self._expect(status, legal=legal)
         if legal:
             self.state = "graphs_released"
@@ -178,9 +170,6 @@ class RunnerMachine(RuleBasedStateMachine):
 
 
 RunnerMachine.TestCase.settings = settings(
-    max_examples=100,
-    stateful_step_count=30,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+    max_examples=100, stateful_step_count=30, deadline=None,
+    suppress_health_check=[HealthCheck.too_slow])
 TestRunnerLifecycle = RunnerMachine.TestCase

@@ -48,10 +48,8 @@ class _Engine:
     num_optimization_profiles = 2
     num_aux_streams = 2
     device_memory_size_v2 = 4096
-    _io: ClassVar[dict[str, tuple[Any, ...]]] = {
-        "x": ((1, 3, 8, 8), "HALF", TensorIOMode.INPUT),
-        "y": ((1, 10), "FLOAT", TensorIOMode.OUTPUT),
-    }
+    _io: ClassVar[dict[str, tuple[Any, ...]]] = {"x": ((1, 3, 8, 8), "HALF", TensorIOMode.INPUT),
+                                                 "y": ((1, 10), "FLOAT", TensorIOMode.OUTPUT)}
 
     def __init__(self, calls: list[tuple[Any, ...]], fail_enqueue: bool) -> None:
         self.calls, self.fail_enqueue = calls, fail_enqueue
@@ -72,9 +70,8 @@ class _Engine:
         return _Context(self.calls, self.fail_enqueue)
 
 
-def _double(
-    calls: list[tuple[Any, ...]], *, fail_enqueue: bool = False, corrupt: bool = False
-) -> ModuleType:
+def _double(calls: list[tuple[Any, ...]], *, fail_enqueue: bool = False,
+            corrupt: bool = False) -> ModuleType:
     module = ModuleType("tensorrt")
 
     class Runtime:
@@ -98,9 +95,8 @@ def engine_file(tmp_path: Path) -> Path:
     return path
 
 
-def _executor(
-    monkeypatch: pytest.MonkeyPatch, engine_file: Path, calls: list[tuple[Any, ...]], **kw: bool
-) -> Any:
+def _executor(monkeypatch: pytest.MonkeyPatch, engine_file: Path, calls: list[tuple[Any, ...]],
+              **kw: bool) -> Any:
     monkeypatch.setitem(sys.modules, "tensorrt", _double(calls, **kw))
     from trtsafe_lab.runtime.trt_executor import TensorRTStageExecutor
 
@@ -108,20 +104,16 @@ def _executor(
 
 
 def test_query_reports_io_roles_sizes_profiles_and_aux_streams(
-    monkeypatch: pytest.MonkeyPatch, engine_file: Path
-) -> None:
+        monkeypatch: pytest.MonkeyPatch, engine_file: Path) -> None:
     info = _executor(monkeypatch, engine_file, []).query()
     assert [(t.name, t.nbytes, t.role) for t in info.tensors] == [
-        ("x", 1 * 3 * 8 * 8 * 2, "input"),
-        ("y", 10 * 4, "output"),
-    ]
+        ("x", 1 * 3 * 8 * 8 * 2, "input"), ("y", 10 * 4, "output")]
     assert (info.num_profiles, info.num_aux_streams, info.device_memory_bytes) == (2, 2, 4096)
     assert info.on_gpu and "GPU" in info.kind
 
 
 def test_bind_then_execute_switches_profile_only_when_it_changes(
-    monkeypatch: pytest.MonkeyPatch, engine_file: Path
-) -> None:
+        monkeypatch: pytest.MonkeyPatch, engine_file: Path) -> None:
     calls: list[tuple[Any, ...]] = []
     executor = _executor(monkeypatch, engine_file, calls)
     executor.bind({"x": Buffer(0x1000, 384), "y": Buffer(0x2000, 40)}, [11, 12])
@@ -129,12 +121,10 @@ def test_bind_then_execute_switches_profile_only_when_it_changes(
     executor.execute(("decode", 0), 1, 7)
     executor.execute(("decode", 0), 1, 7)
     assert calls[1:] == [
-        ("set_tensor_address", "x", 0x1000),
-        ("set_tensor_address", "y", 0x2000),
+        ("set_tensor_address", "x", 0x1000), ("set_tensor_address", "y", 0x2000),
         ("set_aux_streams", (11, 12)),
         ("execute_async", 7),
-        ("set_optimization_profile_async", 1, 7),
-        ("execute_async", 7),
+        ("set_optimization_profile_async", 1, 7), ("execute_async", 7),
         ("execute_async", 7),
     ]
     executor.release()
@@ -142,8 +132,7 @@ def test_bind_then_execute_switches_profile_only_when_it_changes(
 
 
 def test_tensorrt_failures_are_fatal_tensorrt_errors(
-    monkeypatch: pytest.MonkeyPatch, engine_file: Path
-) -> None:
+        monkeypatch: pytest.MonkeyPatch, engine_file: Path) -> None:
     executor = _executor(monkeypatch, engine_file, [], fail_enqueue=True)
     with pytest.raises(DeviceError) as info:
         executor.execute(("prefill", 0), 0, 7)
@@ -156,8 +145,7 @@ def test_tensorrt_failures_are_fatal_tensorrt_errors(
 
 
 def test_an_engine_that_does_not_deserialize_is_a_fatal_error_naming_the_file(
-    monkeypatch: pytest.MonkeyPatch, engine_file: Path
-) -> None:
+        monkeypatch: pytest.MonkeyPatch, engine_file: Path) -> None:
     with pytest.raises(DeviceError, match=r"model\.engine") as info:
         _executor(monkeypatch, engine_file, [], corrupt=True)
     assert info.value.category is Category.TENSORRT_ERROR

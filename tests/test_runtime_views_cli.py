@@ -22,9 +22,8 @@ def _texts(fig) -> str:  # type: ignore[no-untyped-def]
     return "\n".join(t.get_text() for ax in fig.axes for t in ax.texts)
 
 
-def test_cpu_demo_says_it_is_not_a_gpu_result(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
-) -> None:
+def test_cpu_demo_says_it_is_not_a_gpu_result(capsys: pytest.CaptureFixture[str],
+                                              tmp_path: Path) -> None:
     csv = tmp_path / "trace.csv"
     assert main(["runtime-demo", "--cpu", "--violations", "--trace-csv", str(csv)]) == 0
     out = capsys.readouterr().out
@@ -53,12 +52,8 @@ def test_gpu_demo_without_cuda_names_the_extra(capsys: pytest.CaptureFixture[str
 
 def test_demo_step_writes_traces_and_diagrams(tmp_path: Path) -> None:
     files = run_demo(tmp_path)
-    assert sorted(p.name for p in files) == [
-        "lifecycle.png",
-        "lifecycle_fatal.png",
-        "lifecycle_fatal_trace.csv",
-        "lifecycle_trace.csv",
-    ]
+    assert sorted(p.name for p in files) == ["lifecycle.png", "lifecycle_fatal.png",
+                                             "lifecycle_fatal_trace.csv", "lifecycle_trace.csv"]
     fatal = pd.read_csv(tmp_path / "lifecycle_fatal_trace.csv")
     assert fatal["outcome"].tolist().count("fatal") == 1
     assert all(p.stat().st_size > 10_000 for p in files if p.suffix == ".png")

@@ -35,15 +35,9 @@ def test_trtexec_sweep_shares_timing_cache(
     assert table["max_aux_streams"].tolist() == [0, 1, 2]
     assert table["status"].tolist() == ["passed"] * 3
     assert [Path(p).name for p in table["engine_path"]] == [
-        "net-aux0.engine",
-        "net-aux1.engine",
-        "net-aux2.engine",
-    ]
+        "net-aux0.engine", "net-aux1.engine", "net-aux2.engine"]
     assert [Path(p).name for p in table["companion_so_path"]] == [
-        "net-aux0.engine.so",
-        "net-aux1.engine.so",
-        "net-aux2.engine.so",
-    ]
+        "net-aux0.engine.so", "net-aux1.engine.so", "net-aux2.engine.so"]
     cache = tmp_path / "runs" / "sweep.timing.cache"
     assert cache.read_bytes().count(b"double-timing-cache-entry") == 3  # one shared file
 
@@ -54,7 +48,9 @@ def test_sweep_checks_every_command_before_running(tmp_path: Path) -> None:
     assert not (tmp_path / "runs").exists()
 
 
-def test_python_sweep_feeds_each_build_the_previous_cache(tmp_path: Path, corpus_dir: Path) -> None:
+def test_python_sweep_feeds_each_build_the_previous_cache(
+    tmp_path: Path, corpus_dir: Path
+) -> None:
     onnx = tmp_path / "m.onnx"
     onnx.write_bytes(b"x")
     lines = (corpus_dir / "build-logs/cases/068.log").read_text(errors="replace").splitlines()[:5]
@@ -68,11 +64,8 @@ def test_python_sweep_feeds_each_build_the_previous_cache(tmp_path: Path, corpus
         return real_build(self, network, config)
 
     trt.Builder.build_serialized_network = recording_build
-    table = sweep_aux_streams_python(
-        PythonBuildOptions(onnx, engine_name="n.engine"),
-        tmp_path / "runs",
-        values=(0, 1, 2),
-        trt=cast(ModuleType, trt),
-    )
+    table = sweep_aux_streams_python(PythonBuildOptions(onnx, engine_name="n.engine"),
+                                     tmp_path / "runs", values=(0, 1, 2),
+                                     trt=cast(ModuleType, trt))
     assert table["status"].tolist() == ["passed"] * 3
     assert seen_in == [b"", b"+entry", b"+entry+entry"]

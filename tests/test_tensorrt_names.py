@@ -72,11 +72,8 @@ def tensorrt_attributes() -> dict[str, list[str]]:
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         aliases = tensorrt_aliases(tree)
         for node in ast.walk(tree):
-            if (
-                isinstance(node, ast.Attribute)
-                and isinstance(node.value, ast.Name)
-                and node.value.id in aliases
-            ):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                    and node.value.id in aliases):
                 where = f"{path.relative_to(PACKAGE.parent)}:{node.lineno}"
                 used.setdefault(node.attr, []).append(where)
     return used
@@ -88,11 +85,8 @@ def test_scan_finds_the_builder_path() -> None:
 
 
 def test_every_trt_attribute_is_in_the_names_file(names: set[str]) -> None:
-    unknown = {
-        n: w
-        for n, w in tensorrt_attributes().items()
-        if n not in names and n not in KNOWN_GAPS and n not in UNLISTED_BUT_REQUIRED
-    }
+    unknown = {n: w for n, w in tensorrt_attributes().items()
+               if n not in names and n not in KNOWN_GAPS and n not in UNLISTED_BUT_REQUIRED}
     assert unknown == {}, f"tensorrt names not in the 11.4 bindings: {unknown}"
 
 
@@ -100,9 +94,8 @@ def test_declared_object_members_are_in_the_names_file(names: set[str]) -> None:
     unknown = [n for n in TENSORRT_MEMBERS_USED if n not in names and n not in KNOWN_GAPS]
     assert unknown == []
     source = "\n".join(p.read_text() for p in (PACKAGE / "engine").rglob("*.py"))
-    unused = [
-        n for n in TENSORRT_MEMBERS_USED if f".{n}" not in source and f"def {n}(" not in source
-    ]
+    unused = [n for n in TENSORRT_MEMBERS_USED
+              if f".{n}" not in source and f"def {n}(" not in source]
     assert unused == [], "declared but not used: keep TENSORRT_MEMBERS_USED accurate"
 
 

@@ -38,18 +38,8 @@ def test_dry_run_prints_argv_and_expected_artifacts(capsys: pytest.CaptureFixtur
 
 
 def test_dry_run_rule_violation_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(
-        [
-            "build",
-            "--dry-run",
-            "--trt-version",
-            "11.4",
-            "--",
-            "--onnx=m.onnx",
-            "--fp16",
-            "--saveEngineSo=a.so",
-        ]
-    )
+    code = main(["build", "--dry-run", "--trt-version", "11.4", "--", "--onnx=m.onnx", "--fp16",
+                 "--saveEngineSo=a.so"])
     out = capsys.readouterr().out
     assert code == 2
     assert "[precision-flags-removed-11x] --fp16" in out
@@ -85,9 +75,7 @@ def test_build_runs_double_and_detects_version(
 
 
 def test_build_failure_exits_1(
-    double: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    corpus_dir: Path,
+    double: Path, monkeypatch: pytest.MonkeyPatch, corpus_dir: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("TRTEXEC_DOUBLE_CASE", str(corpus_dir / "build-logs/cases/004.log"))
@@ -116,23 +104,16 @@ def test_demo_step_writes_dry_runs(tmp_path: Path) -> None:
     assert "rule checks: all passed" in safe and "model.engine.so" in safe
     old = json.loads((tmp_path / "10x-style-on-11.4.findings.json").read_text())
     assert {f["rule"] for f in old if f["severity"] == "refusal"} == {
-        "max-aux-streams-integer",
-        "restricted-removed-11x",
-        "precision-flags-removed-11x",
-        "companion-so-needs-safe",
-    }
+        "max-aux-streams-integer", "restricted-removed-11x", "precision-flags-removed-11x",
+        "companion-so-needs-safe"}
 
 
 def test_build_without_trtexec_says_what_is_missing(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
-    assert (
-        main(
-            ["build", "--trt-version", "11.4", "--runs", str(tmp_path / "r"), "--", "--onnx=m.onnx"]
-        )
-        == 2
-    )
+    assert main(["build", "--trt-version", "11.4", "--runs", str(tmp_path / "r"), "--",
+                 "--onnx=m.onnx"]) == 2
     err = capsys.readouterr().err
     assert "'trtexec' was not found" in err and "existing run directories" in err
 

@@ -30,13 +30,8 @@ def rules_of(c: TrtexecCommand, severity: str = "refusal") -> list[tuple[str, st
 
 @pytest.mark.parametrize(
     ("code", "expected"),
-    [
-        ("100200", (10, 2, 0)),
-        ("101601", (10, 16, 1)),
-        ("8205", (8, 2, 5)),
-        ("8600", (8, 6, 0)),
-        ("110400", (11, 4, 0)),
-    ],
+    [("100200", (10, 2, 0)), ("101601", (10, 16, 1)), ("8205", (8, 2, 5)), ("8600", (8, 6, 0)),
+     ("110400", (11, 4, 0))],
 )
 def test_banner_codes_decode(code: str, expected: tuple[int, int, int]) -> None:
     assert TrtVersion.from_code(int(code)) == TrtVersion(*expected)
@@ -61,22 +56,11 @@ def test_version_parse_and_order() -> None:
 
 
 def test_typed_options_to_argv() -> None:
-    opts = TrtexecOptions(
-        onnx=Path("m.onnx"),
-        save_engine=Path("m.engine"),
-        safe=True,
-        max_aux_streams=0,
-        skip_inference=True,
-        extra=["--noCudaGraph"],
-    )
+    opts = TrtexecOptions(onnx=Path("m.onnx"), save_engine=Path("m.engine"), safe=True,
+                          max_aux_streams=0, skip_inference=True, extra=["--noCudaGraph"])
     assert opts.to_command(V114).argv() == [
-        "trtexec",
-        "--onnx=m.onnx",
-        "--saveEngine=m.engine",
-        "--maxAuxStreams=0",
-        "--safe",
-        "--skipInference",
-        "--noCudaGraph",
+        "trtexec", "--onnx=m.onnx", "--saveEngine=m.engine", "--maxAuxStreams=0", "--safe",
+        "--skipInference", "--noCudaGraph",
     ]
 
 
@@ -133,22 +117,19 @@ def test_deprecated_trtexec_safe_flags_pass_with_warning(flag: str) -> None:
 
 def test_no_op_flags_warn_on_trtexec_11x_only() -> None:
     assert rules_of(cmd("--onnx=m.onnx --useSpinWait"), "warning") == [
-        ("no-op-flag-11x", "useSpinWait")
-    ]
+        ("no-op-flag-11x", "useSpinWait")]
     assert rules_of(cmd("--onnx=m.onnx --useSpinWait", V1016), "warning") == []
 
 
 @pytest.mark.parametrize("value", ["-1", "two", "1.5", ""])
 def test_max_aux_streams_must_be_non_negative_integer(value: str) -> None:
     assert rules_of(cmd(f"--onnx=m.onnx --maxAuxStreams={value}")) == [
-        ("max-aux-streams-integer", "maxAuxStreams")
-    ]
+        ("max-aux-streams-integer", "maxAuxStreams")]
 
 
 def test_max_aux_streams_without_value_refused() -> None:
     assert rules_of(cmd("--onnx=m.onnx --maxAuxStreams")) == [
-        ("max-aux-streams-integer", "maxAuxStreams")
-    ]
+        ("max-aux-streams-integer", "maxAuxStreams")]
 
 
 @pytest.mark.parametrize("flag", ["remoteAutoTuningConfig=/nvidia_overlay/cfg", "cpuOnly"])
@@ -167,22 +148,15 @@ def test_enforce_lists_every_refusal_with_rule_flag_and_fix() -> None:
         enforce(cmd("--onnx=m.onnx --fp16 --int8 --restricted --cpuOnly"))
     text = str(info.value)
     assert "4 trtexec rule violation(s)" in text
-    for part in (
-        "[precision-flags-removed-11x] --fp16",
-        "--int8",
-        "[restricted-removed-11x]",
-        "[safe-only-flag] --cpuOnly",
-        "Fix:",
-    ):
+    for part in ("[precision-flags-removed-11x] --fp16", "--int8", "[restricted-removed-11x]",
+                 "[safe-only-flag] --cpuOnly", "Fix:"):
         assert part in text
 
 
 def test_expected_artifacts_default_companion_so() -> None:
     arts = expected_artifacts(cmd("--onnx=m.onnx --safe --saveEngine=out/a.engine"))
     assert [(a.kind, str(a.path), a.role) for a in arts] == [
-        ("engine", "out/a.engine", "output"),
-        ("companion_so", "out/a.engine.so", "output"),
-    ]
+        ("engine", "out/a.engine", "output"), ("companion_so", "out/a.engine.so", "output")]
     explicit = expected_artifacts(cmd("--onnx=m --safe --saveEngine=a.engine --saveEngineSo=b.so"))
     assert str(explicit[1].path) == "b.so"
 
@@ -190,13 +164,10 @@ def test_expected_artifacts_default_companion_so() -> None:
 def test_expected_artifacts_load_side_and_no_so_for_10x_or_standard() -> None:
     arts = expected_artifacts(cmd("--loadEngine=a.engine", tool="trtexec_safe"))
     assert [(a.kind, str(a.path), a.role) for a in arts] == [
-        ("engine", "a.engine", "input"),
-        ("companion_so", "a.engine.so", "input"),
-    ]
+        ("engine", "a.engine", "input"), ("companion_so", "a.engine.so", "input")]
     assert [a.kind for a in expected_artifacts(cmd("--onnx=m --saveEngine=a"))] == ["engine"]
     assert [a.kind for a in expected_artifacts(cmd("--onnx=m --safe --saveEngine=a", V1016))] == [
-        "engine"
-    ]
+        "engine"]
 
 
 def test_expected_artifacts_exports_and_timing_cache() -> None:

@@ -20,24 +20,10 @@ from trtsafe_lab.widgets.build_form import form_argv
 
 
 def test_form_argv() -> None:
-    argv = form_argv(
-        {
-            "onnx": "m.onnx",
-            "save_engine": " m.engine ",
-            "max_aux_streams": "0",
-            "safe": True,
-            "skip_inference": False,
-            "extra": "--verbose 'x=1'",
-        }
-    )
-    assert argv == [
-        "--onnx=m.onnx",
-        "--saveEngine=m.engine",
-        "--maxAuxStreams=0",
-        "--safe",
-        "--verbose",
-        "x=1",
-    ]
+    argv = form_argv({"onnx": "m.onnx", "save_engine": " m.engine ", "max_aux_streams": "0",
+                      "safe": True, "skip_inference": False, "extra": "--verbose 'x=1'"})
+    assert argv == ["--onnx=m.onnx", "--saveEngine=m.engine", "--maxAuxStreams=0", "--safe",
+                    "--verbose", "x=1"]
 
 
 def test_rules_show_inline_and_gate_run(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -99,7 +85,6 @@ def test_cancel_button_ends_the_build(monkeypatch: pytest.MonkeyPatch, tmp_path:
     form = BuildForm(tmp_path / "runs")
     form.start()
     assert form.panel is not None
-
     def started() -> bool:  # the tool's second line is in the (partial) run's log
         logs = list((tmp_path / "runs").glob("*/build.log"))
         return bool(logs) and "Start parsing" in logs[0].read_text()

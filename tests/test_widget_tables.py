@@ -135,9 +135,8 @@ def test_importing_the_widgets_package_does_not_import_ipywidgets() -> None:
         "print(json.dumps(sorted(m for m in sys.modules\n"
         "    if m.split('.')[0] in ('ipywidgets', 'matplotlib', 'nbclient', 'nbconvert'))))\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True)
     assert json.loads(result.stdout) == []
 
 
@@ -160,9 +159,8 @@ def test_failure_explorer_over_several_logs() -> None:
 def test_missing_values_render_blank() -> None:
     from trtsafe_lab.widgets.failure_explorer import render_page_html
 
-    table = pd.DataFrame(
-        {"line": [1, 2], "error_code": pd.array([10, None], dtype="Int64"), "message": ["a", "b"]}
-    )
+    table = pd.DataFrame({"line": [1, 2], "error_code": pd.array([10, None], dtype="Int64"),
+                          "message": ["a", "b"]})
     page_html = render_page_html(page_of(table, 0, 10))
     assert "<NA>" not in page_html and "&lt;NA&gt;" not in page_html and "nan" not in page_html
     assert "<td>10</td>" in page_html

@@ -61,9 +61,8 @@ def emit(line: str) -> None:
 def write_artifacts(opts) -> None:
     engine = opts.get("saveEngine")
     if isinstance(engine, str):
-        Path(engine).write_bytes(
-            b"TRTSAFE-LAB TEST DOUBLE ENGINE (not a TensorRT engine)\n" + os.urandom(64)
-        )
+        Path(engine).write_bytes(b"TRTSAFE-LAB TEST DOUBLE ENGINE (not a TensorRT engine)\n"
+                                 + os.urandom(64))
         if opts.get("safe") and not os.environ.get("TRTEXEC_DOUBLE_NO_SO"):
             so = opts.get("saveEngineSo")
             so = so if isinstance(so, str) else engine + ".so"
