@@ -78,7 +78,7 @@ def nvidia_smi() -> str:
 def main() -> int:
     out_dir = Path(sys.argv[1])
     out_dir.mkdir(parents=True, exist_ok=True)
-    from trtsafe_lab.profile._cuda import activate_device, device_properties
+    from trtsafe_lab.cuda_api import activate_device, device_properties
 
     activate_device(0)
     record: dict[str, object] = {

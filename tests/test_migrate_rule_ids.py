@@ -11,7 +11,7 @@ import pytest
 from trtsafe_lab.migrate.makefile import analyse_shell
 from trtsafe_lab.migrate.rules import RULES
 from trtsafe_lab.trtexec.options import TrtexecCommand, parse_flags
-from trtsafe_lab.trtexec.rules import check
+from trtsafe_lab.trtexec.rules import check_command
 from trtsafe_lab.trtexec.version import TrtVersion
 
 COMMANDS = [
@@ -28,7 +28,7 @@ COMMANDS = [
 @pytest.mark.parametrize("line", COMMANDS)
 def test_build_and_migrate_use_one_id_per_rule(line: str) -> None:
     tool, *args = line.split()
-    build = check(TrtexecCommand(tool, tuple(parse_flags(args)), TrtVersion(11, 4)))
+    build = check_command(TrtexecCommand(tool, tuple(parse_flags(args)), TrtVersion(11, 4)))
     by_flag_build = {f.flag: f.rule for f in build}
     migrate = analyse_shell(line + "\n", "s.sh").findings
     assert migrate, f"migrate finds nothing in {line!r}"

@@ -21,7 +21,7 @@ from trtsafe_lab.runtime import (
     State,
     Status,
     TensorDecl,
-    check,
+    raise_for_status,
 )
 from trtsafe_lab.runtime.backends import SealedError
 from trtsafe_lab.runtime.status import DIAGNOSTIC_MAX_CHARS
@@ -41,7 +41,7 @@ def test_status_bounds_diagnostic_and_cuda_errors_are_always_fatal() -> None:
 def test_check_raises_for_notebooks() -> None:
     runner = SafetyRunner(InProcessBackend())
     with pytest.raises(SafetyRuntimeError) as info:
-        check(runner.prepare())
+        raise_for_status(runner.prepare())
     assert info.value.status.category is Category.INVALID_STATE
     assert "prepare is not legal in state created" in str(info.value)
 

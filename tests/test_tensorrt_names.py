@@ -36,8 +36,8 @@ KNOWN_GAPS = {
     "log": "3 characters, below the string scan's minimum; ILogger.log is the override",
     "Logger": "tail of ILogger (merged string); tensorrt.Logger is the stock ILogger",
 }
-# Names the bindings must have although the file lacks them and no rule above explains it. Each
-# is needed by a feature that has no alternative in the listed names (profile/engine.py:
+# Names the bindings must have although the file lacks them and no rule above explains it. Each is
+# needed by a feature that has no alternative in the listed names (profile/trt_engine_executor.py:
 # deserializing a plan file from Python needs tensorrt.Runtime(logger)). Never verified here.
 UNLISTED_BUT_REQUIRED = {
     "Runtime": "the only way from Python to an IRuntime for deserialize_cuda_engine (listed)",

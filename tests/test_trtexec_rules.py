@@ -10,7 +10,7 @@ from trtsafe_lab.trtexec.options import Flag, TrtexecCommand, TrtexecOptions, pa
 from trtsafe_lab.trtexec.rules import (
     REMOVED_PRECISION_FLAGS,
     RuleViolation,
-    check,
+    check_command,
     enforce,
     expected_artifacts,
 )
@@ -25,7 +25,7 @@ def cmd(args: str, version: TrtVersion = V114, tool: str = "trtexec") -> Trtexec
 
 
 def rules_of(c: TrtexecCommand, severity: str = "refusal") -> list[tuple[str, str]]:
-    return [(f.rule, f.flag) for f in check(c) if f.severity == severity]
+    return [(f.rule, f.flag) for f in check_command(c) if f.severity == severity]
 
 
 @pytest.mark.parametrize(
@@ -71,11 +71,11 @@ def test_flag_parse_refuses_positional_and_keeps_equals_in_values() -> None:
 
 
 def test_clean_safe_build_passes() -> None:
-    assert check(cmd("--onnx=m.onnx --safe --saveEngine=a.engine --maxAuxStreams=2")) == []
+    assert check_command(cmd("--onnx=m.onnx --safe --saveEngine=a.engine --maxAuxStreams=2")) == []
 
 
 def test_restricted_refused_on_11x_with_explanation() -> None:
-    findings = check(cmd("--onnx=m.onnx --restricted"))
+    findings = check_command(cmd("--onnx=m.onnx --restricted"))
     assert [(f.rule, f.flag) for f in findings] == [("restricted-removed-11x", "restricted")]
     assert "enforced by the safe build" in findings[0].message
     assert "--safe" in findings[0].fix
@@ -84,10 +84,10 @@ def test_restricted_refused_on_11x_with_explanation() -> None:
 
 @pytest.mark.parametrize("flag", sorted(REMOVED_PRECISION_FLAGS))
 def test_removed_precision_flags_refused_on_11x_valid_on_10x(flag: str) -> None:
-    refused = check(cmd(f"--onnx=m.onnx --{flag}"))
+    refused = check_command(cmd(f"--onnx=m.onnx --{flag}"))
     assert [(f.rule, f.flag) for f in refused] == [("precision-flags-removed-11x", flag)]
     assert "strongly" in refused[0].message and "ONNX" in refused[0].fix + refused[0].message
-    assert check(cmd(f"--onnx=m.onnx --{flag}", V1016)) == []
+    assert check_command(cmd(f"--onnx=m.onnx --{flag}", V1016)) == []
 
 
 @pytest.mark.parametrize("flag", ["saveEngineSo=x.so", "loadEngineSo=x.so"])

@@ -56,6 +56,16 @@ def sha256_file(path: Path, chunk: int = 1 << 20) -> str:
     return digest.hexdigest()
 
 
+def log_failure_table(log_path: Path) -> pd.DataFrame:
+    """The layer-level failure table of the log file at ``log_path`` (columns:
+    ``trtsafe_lab.logs.columns.FAILURE_COLUMNS``), read by the logs package's streaming scan:
+    the same rows as ``analyze_log(log_path).failures`` without its views."""
+    from trtsafe_lab.logs.scan import scan_failures
+    from trtsafe_lab.logs.tables import failures_frame
+
+    return failures_frame(scan_failures(log_path))
+
+
 def utc_now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
@@ -213,9 +223,7 @@ class RunRecord:
 
     def failures(self) -> pd.DataFrame:
         """The log's layer-level failure table (columns as :mod:`trtsafe_lab.logs` defines)."""
-        from trtsafe_lab.logs import analyze_log
-
-        return analyze_log(self.log_path).failures
+        return log_failure_table(self.log_path)
 
     def verify(self) -> list[str]:
         """Files whose size or SHA-256 no longer match the manifest (empty list: all match)."""

@@ -26,7 +26,6 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from trtsafe_lab._optional import require
 from trtsafe_lab.engine.monitor import (
     LogRecorder,
     MonitorAdapter,
@@ -34,6 +33,7 @@ from trtsafe_lab.engine.monitor import (
     make_progress_monitor,
 )
 from trtsafe_lab.rundir import RunWriter, utc_now
+from trtsafe_lab.trt_api import import_tensorrt
 from trtsafe_lab.trtexec.build import host_summary, record_failure_table
 from trtsafe_lab.trtexec.options import TrtexecOptions
 from trtsafe_lab.trtexec.progress import ProgressTracker
@@ -145,7 +145,7 @@ def build_with_python_api(
     ``trt`` is for tests (a recording double); by default tensorrt is imported lazily.
     """
     check_python_build(options)
-    trt = trt or require("tensorrt", feature="Building with the TensorRT Python API")
+    trt = trt or import_tensorrt("Building with the TensorRT Python API")
     tracker = tracker or ProgressTracker()
     writer = RunWriter(Path(runs_dir), label)
     recorder = LogRecorder(sink=writer.write_line, tracker=tracker)

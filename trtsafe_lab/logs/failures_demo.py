@@ -8,10 +8,11 @@ from pathlib import Path
 import pandas as pd
 
 from trtsafe_lab._optional import require
+from trtsafe_lab.examples import example_path
 from trtsafe_lab.logs.analysis import analyze_log
-from trtsafe_lab.logs.tables import flatten_for_csv, summarize, to_records
+from trtsafe_lab.logs.tables import flatten_for_csv, summarize_failures, to_records
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "logs"
+EXAMPLES = example_path("logs")
 
 # The toy graph the example logs were written against: (name, op_type, inputs, outputs).
 _DEMO_GRAPH = (
@@ -69,7 +70,7 @@ def run_demo(out_dir: Path) -> list[Path]:
         written += [csv_path, json_path]
         frames.append(failures.assign(log=log.name))
     combined = pd.concat(frames, ignore_index=True)
-    summary = summarize(combined)
+    summary = summarize_failures(combined)
     summary_path = out_dir / "summary.csv"
     summary.to_csv(summary_path, index=False)
     figure = plot_summary(summary, title="Failure tables of the bundled example logs")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from trtsafe_lab._optional import require
-from trtsafe_lab.migrate.commands import Facts, make_ship_step
+from trtsafe_lab.migrate.commands import CommandFacts, make_ship_step
 from trtsafe_lab.migrate.limits import (
     MAX_NESTING,
     MAX_YAML_ALIASES,
@@ -79,7 +79,7 @@ def _path_words(node: Node) -> list[Word]:
     return words
 
 
-def _visit(node: Node, variables: Variables, path: str, facts: Facts) -> None:
+def _visit(node: Node, variables: Variables, path: str, facts: CommandFacts) -> None:
     yaml = require("yaml", feature=FEATURE)
     if isinstance(node, yaml.SequenceNode):
         for item in node.value:
@@ -175,11 +175,11 @@ def check_expansion(root: Node) -> None:
                 stack.append((child, False))
 
 
-def analyse_yaml(text: str, path: str) -> Facts:
+def analyse_yaml(text: str, path: str) -> CommandFacts:
     """Findings for a CI YAML file (raises :class:`YamlSyntaxError` when it is not YAML and
     :class:`~trtsafe_lab.migrate.limits.InputLimitError` when it is over a limit)."""
     yaml = require("yaml", feature=FEATURE)
-    facts = Facts()
+    facts = CommandFacts()
     try:
         _check_events(text)
         documents = list(yaml.compose_all(text, Loader=yaml.SafeLoader))

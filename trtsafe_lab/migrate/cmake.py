@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from trtsafe_lab._optional import require
-from trtsafe_lab.migrate.commands import Facts, PartialParse, analyse_command, make_ship_step
+from trtsafe_lab.migrate.commands import CommandFacts, PartialParse, analyse_command, make_ship_step
 from trtsafe_lab.migrate.words import Variables, Word, expand_cmake
 
 _COMMAND_END = {
@@ -158,11 +158,11 @@ def _groups(words: list[Word], start: str, end: set[str]) -> list[list[Word]]:
     return groups
 
 
-def analyse_cmake(text: str, path: str) -> Facts:
+def analyse_cmake(text: str, path: str) -> CommandFacts:
     """Findings for a CMakeLists.txt or ``*.cmake`` file; a syntax error is noted in
-    ``Facts.partial`` and the rest of the file is still checked."""
+    ``CommandFacts.partial`` and the rest of the file is still checked."""
     variables = Variables({"CMAKE_COMMAND": [Word("cmake", 0)]})
-    facts = Facts()
+    facts = CommandFacts()
     calls, partial = lex(text)
     if partial is not None:
         facts.partial.append(replace(partial, file=path))

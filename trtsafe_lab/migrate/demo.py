@@ -5,16 +5,13 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from trtsafe_lab.examples import example_path
 from trtsafe_lab.migrate.check import check_paths, findings_frame
 from trtsafe_lab.migrate.cli import write_json
 from trtsafe_lab.migrate.rules import rules_frame
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "migrate" / "lidar_app_10x"
-
-
-def example_project() -> Path:
-    """The bundled 10.x-era example project (a folder of C++, shell, CMake, CI YAML, Python)."""
-    return EXAMPLE
+# The bundled 10.x-era example project (a folder of C++, shell, CMake, CI YAML, Python).
+EXAMPLE = example_path("migrate", "lidar_app_10x")
 
 
 def run_demo(out_dir: Path) -> list[Path]:

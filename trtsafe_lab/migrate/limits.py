@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from trtsafe_lab.migrate.rules import Finding, make_finding
+from trtsafe_lab.migrate.rules import MigrationFinding, make_finding
 
 # A source or build file larger than this is not read (a 50 MB C++ file needs ~3 GB of syntax tree).
 MAX_FILE_BYTES = 8 * 1024 * 1024
@@ -66,7 +66,7 @@ class ExpansionBudget:
         if not self.exceeded:
             self.reason, self.line = reason, line
 
-    def findings(self, path: str) -> list[Finding]:
+    def findings(self, path: str) -> list[MigrationFinding]:
         """The ``file-over-limit`` finding for ``path`` when a limit was reached, else none."""
         if not self.exceeded:
             return []

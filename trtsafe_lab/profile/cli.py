@@ -29,10 +29,10 @@ def _positive(text: str) -> int:
 
 def _compare(args: argparse.Namespace) -> int:
     from trtsafe_lab.profile.compare import compare_runs, to_json_records
-    from trtsafe_lab.profile.loaders import ExportError, load_run
+    from trtsafe_lab.profile.loaders import ExportError, load_profile_run
 
     try:
-        runs = [load_run(Path(p)) for p in args.runs]
+        runs = [load_profile_run(Path(p)) for p in args.runs]
         table = compare_runs(runs, baseline=args.baseline, metric=args.metric)
     except (ExportError, ValueError) as err:
         raise UsageError(str(err)) from err
@@ -75,7 +75,7 @@ def _reference(args: argparse.Namespace) -> int:
 
 
 def _engine(args: argparse.Namespace) -> int:
-    from trtsafe_lab.profile.engine import profile_engine
+    from trtsafe_lab.profile.trt_engine_executor import profile_engine
 
     paths = profile_engine(Path(args.engine), aux_streams=args.aux_streams,
                            warmup=args.warmup, iterations=args.iterations,

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from trtsafe_lab.profile.loaders import Run
-from trtsafe_lab.profile.stats import mann_whitney, speedup_ci, summarize
+from trtsafe_lab.profile.stats import latency_summary, mann_whitney, speedup_ci
 
 METRICS = {"latency": "latency_ms", "compute": "compute_ms"}
 # The JSON keys of `trtsafe-lab profile compare --format json`, in order.
@@ -70,7 +70,7 @@ def compare_runs(runs: Sequence[Run], *, baseline: str | None = None, metric: st
     rows = []
     for run in runs:
         samples = run_samples(run, metric)
-        row: dict[str, Any] = {"run": run.name, **summarize(samples, span_ms=_span_ms(run))}
+        row: dict[str, Any] = {"run": run.name, **latency_summary(samples, span_ms=_span_ms(run))}
         if run.name != base_name:
             s = speedup_ci(base, samples, level=level, resamples=resamples)
             test = mann_whitney(base, samples)

@@ -7,18 +7,18 @@ The runs under ``trtsafe_lab/examples/profile/runs`` were recorded on an NVIDIA 
 from __future__ import annotations
 
 import json
-from importlib import resources
 from pathlib import Path
 
+from trtsafe_lab.examples import example_path
 from trtsafe_lab.profile.compare import compare_runs, to_json_records
 from trtsafe_lab.profile.layers import load_graph
-from trtsafe_lab.profile.loaders import Run, load_run
+from trtsafe_lab.profile.loaders import Run, load_profile_run
 from trtsafe_lab.profile.timeline import kernel_layer_profile, last_iteration, layer_timeline
 
 
 def examples_dir() -> Path:
     """The bundled example runs (one run directory each)."""
-    return Path(str(resources.files("trtsafe_lab") / "examples" / "profile" / "runs"))
+    return example_path("profile", "runs")
 
 
 def example_runs() -> dict[str, list[Run]]:
@@ -26,7 +26,7 @@ def example_runs() -> dict[str, list[Run]]:
     groups: dict[str, list[Run]] = {}
     for path in sorted(examples_dir().iterdir()):
         if path.is_dir():
-            run = load_run(path)
+            run = load_profile_run(path)
             groups.setdefault(run.name.split("-aux")[0], []).append(run)
     for runs in groups.values():
         runs.sort(key=lambda r: int(r.info.get("num_aux_streams", 0)))

@@ -21,7 +21,8 @@ as ``setUpAuxStreamsOn`` does it (``getNbAuxStreams(n)``, n non-blocking streams
 ``cudaStreamDestroy`` after the final sync. The trace's ``real_calls`` column names them.
 
 Every call returns a :class:`~trtsafe_lab.runtime.status.Status` and never raises for a rule
-violation or a CUDA error (wrap a call in :func:`~trtsafe_lab.runtime.status.check` to raise).
+violation or a CUDA error (wrap a call in
+:func:`~trtsafe_lab.runtime.status.raise_for_status` to raise).
 Rules:
 
 - Calls are legal only in the states :func:`~trtsafe_lab.runtime.states.legal_calls` lists;

@@ -7,11 +7,28 @@ directory does not.
 
 from trtsafe_lab.trtexec.build import BuildResult, TrtexecBuild, run_build
 from trtsafe_lab.trtexec.options import Flag, TrtexecCommand, TrtexecOptions, parse_flags
-from trtsafe_lab.trtexec.rules import ExpectedArtifact, Finding, RuleViolation, check, enforce
+from trtsafe_lab.trtexec.rules import (
+    BuildRuleFinding,
+    ExpectedArtifact,
+    RuleViolation,
+    check_command,
+    enforce,
+)
 from trtsafe_lab.trtexec.version import TrtVersion, detect_version
 
 __all__ = [
-    "BuildResult", "ExpectedArtifact", "Finding", "Flag", "RuleViolation", "TrtVersion",
-    "TrtexecBuild", "TrtexecCommand", "TrtexecOptions", "check", "detect_version", "enforce",
-    "parse_flags", "run_build",
+    "BuildResult",
+    "BuildRuleFinding",
+    "ExpectedArtifact",
+    "Flag",
+    "RuleViolation",
+    "TrtVersion",
+    "TrtexecBuild",
+    "TrtexecCommand",
+    "TrtexecOptions",
+    "check_command",
+    "detect_version",
+    "enforce",
+    "parse_flags",
+    "run_build",
 ]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from trtsafe_lab.trtexec.cli import describe
 from trtsafe_lab.trtexec.options import TrtexecCommand, TrtexecOptions, parse_flags
-from trtsafe_lab.trtexec.rules import check
+from trtsafe_lab.trtexec.rules import check_command
 from trtsafe_lab.trtexec.version import TrtVersion
 
 V114 = TrtVersion(11, 4)
@@ -34,7 +34,7 @@ def run_demo(out_dir: Path) -> list[Path]:
         text = out_dir / f"{name}.dry-run.txt"
         text.write_text(describe(cmd, "given") + "\n", encoding="utf-8")
         findings = out_dir / f"{name}.findings.json"
-        findings.write_text(json.dumps([asdict(f) for f in check(cmd)], indent=2) + "\n",
+        findings.write_text(json.dumps([asdict(f) for f in check_command(cmd)], indent=2) + "\n",
                             encoding="utf-8")
         written += [text, findings]
     return written

@@ -16,7 +16,7 @@ from trtsafe_lab.rundir import list_runs, load_run
 from trtsafe_lab.trtexec.build import BuildAbortedError, BuildResult, TrtexecBuild, resolve_tool
 from trtsafe_lab.trtexec.options import TOOLS, TrtexecCommand, parse_flags
 from trtsafe_lab.trtexec.progress import ProgressTracker, TerminalProgressBar
-from trtsafe_lab.trtexec.rules import RuleViolation, check, expected_artifacts, refusals
+from trtsafe_lab.trtexec.rules import RuleViolation, check_command, expected_artifacts, refusals
 from trtsafe_lab.trtexec.version import TrtVersion, VersionDetectionError, detect_version
 
 
@@ -60,7 +60,7 @@ def describe(cmd: TrtexecCommand, version_source: str) -> str:
     """The dry-run text: argv, rule findings and the expected artifacts."""
     lines = [f"tool: {cmd.tool} ({cmd.tool_kind}), TensorRT {cmd.version} ({version_source})",
              f"argv: {shlex.join(cmd.argv())}"]
-    findings = check(cmd)
+    findings = check_command(cmd)
     summary = f"{len(findings)} finding(s)" if findings else "all passed"
     lines.append(f"rule checks: {summary}")
     lines += [f"  {f.severity}: {f}" for f in findings]
@@ -100,7 +100,7 @@ def _cli(args: argparse.Namespace) -> int:
     cmd, source = command_from_args(args)
     if args.dry_run:
         print(describe(cmd, source))
-        return 2 if refusals(check(cmd)) else 0
+        return 2 if refusals(check_command(cmd)) else 0
     tracker = ProgressTracker()
     bar = TerminalProgressBar(stream=sys.stderr) if sys.stderr.isatty() else None
     if bar is not None:

@@ -1,6 +1,6 @@
 """The TensorRT 11.x trtexec rules, checked before anything runs.
 
-:func:`check` returns every refusal and warning for a :class:`TrtexecCommand`;
+:func:`check_command` returns every refusal and warning for a :class:`TrtexecCommand`;
 :func:`enforce` raises :class:`RuleViolation` listing all refusals. Each finding names the rule,
 the flag and what to do instead. :func:`expected_artifacts` says which files a run should
 produce or needs (engine, companion ``.so``, exports, timing cache).
@@ -45,7 +45,7 @@ COMPANION_SO_FLAGS = ("saveEngineSo", "loadEngineSo")
 
 
 @dataclass(frozen=True)
-class Finding:
+class BuildRuleFinding:
     """One rule outcome: ``severity`` is ``refusal`` (the command will not run) or ``warning``."""
 
     rule: str
@@ -76,22 +76,22 @@ class ExpectedArtifact:
 class RuleViolation(ValueError):
     """A command breaks one or more rules; ``findings`` lists every refusal."""
 
-    def __init__(self, findings: list[Finding]) -> None:
+    def __init__(self, findings: list[BuildRuleFinding]) -> None:
         self.findings = findings
         lines = "\n".join(f"  {finding}" for finding in findings)
         super().__init__(f"{len(findings)} trtexec rule violation(s):\n{lines}")
 
 
-def _refuse(rule: str, flag: str, message: str, fix: str) -> Finding:
-    return Finding(rule, flag, "refusal", message, fix)
+def _refuse(rule: str, flag: str, message: str, fix: str) -> BuildRuleFinding:
+    return BuildRuleFinding(rule, flag, "refusal", message, fix)
 
 
-def _warn(rule: str, flag: str, message: str, fix: str) -> Finding:
-    return Finding(rule, flag, "warning", message, fix)
+def _warn(rule: str, flag: str, message: str, fix: str) -> BuildRuleFinding:
+    return BuildRuleFinding(rule, flag, "warning", message, fix)
 
 
-def _check_11x(cmd: TrtexecCommand) -> list[Finding]:
-    found: list[Finding] = []
+def _check_11x(cmd: TrtexecCommand) -> list[BuildRuleFinding]:
+    found: list[BuildRuleFinding] = []
     v = cmd.version
     if cmd.has("restricted"):
         found.append(_refuse(
@@ -128,8 +128,8 @@ def _check_11x(cmd: TrtexecCommand) -> list[Finding]:
     return found
 
 
-def _check_safety(cmd: TrtexecCommand) -> list[Finding]:
-    found: list[Finding] = []
+def _check_safety(cmd: TrtexecCommand) -> list[BuildRuleFinding]:
+    found: list[BuildRuleFinding] = []
     v = cmd.version
     for name in COMPANION_SO_FLAGS:
         if not cmd.has(name):
@@ -165,9 +165,9 @@ def _check_safety(cmd: TrtexecCommand) -> list[Finding]:
     return found
 
 
-def check(cmd: TrtexecCommand) -> list[Finding]:
+def check_command(cmd: TrtexecCommand) -> list[BuildRuleFinding]:
     """Every refusal and warning for ``cmd``, in rule order."""
-    found: list[Finding] = []
+    found: list[BuildRuleFinding] = []
     if cmd.has("maxAuxStreams"):
         raw = cmd.value("maxAuxStreams")
         try:
@@ -187,17 +187,17 @@ def check(cmd: TrtexecCommand) -> list[Finding]:
     return found
 
 
-def refusals(findings: list[Finding]) -> list[Finding]:
+def refusals(findings: list[BuildRuleFinding]) -> list[BuildRuleFinding]:
     return [f for f in findings if f.severity == "refusal"]
 
 
-def warnings_of(findings: list[Finding]) -> list[Finding]:
+def warnings_of(findings: list[BuildRuleFinding]) -> list[BuildRuleFinding]:
     return [f for f in findings if f.severity == "warning"]
 
 
-def enforce(cmd: TrtexecCommand) -> list[Finding]:
+def enforce(cmd: TrtexecCommand) -> list[BuildRuleFinding]:
     """Raise :class:`RuleViolation` if any rule refuses ``cmd``; else return its warnings."""
-    found = check(cmd)
+    found = check_command(cmd)
     if refusals(found):
         raise RuleViolation(refusals(found))
     return warnings_of(found)

@@ -3,9 +3,11 @@
 NOT verified with TensorRT: TensorRT cannot be installed on this project's machines. The code is
 written against the 11.4 names file (reference/tensorrt-11.4-python-names.txt). Where the name a
 feature needs is absent from that file, the executor tries the candidates in order and records
-which one it used (:data:`EXECUTE_NAMES`, :data:`DEVICE_MEMORY_NAMES`); ``Runtime`` and
+which one it used (:data:`trtsafe_lab.trt_api.EXECUTE_NAMES`,
+:data:`~trtsafe_lab.trt_api.DEVICE_MEMORY_NAMES`); ``Runtime`` and
 ``Logger`` are not in the file either (it was read from the module's string table, which misses
-some class names) but deserializing from Python needs them (:data:`NOT_IN_NAMES_FILE`).
+some class names) but deserializing from Python needs them
+(:data:`~trtsafe_lab.trt_api.NOT_IN_NAMES_FILE`).
 
 Protocol (the same as the reference workload): the harness creates ``num_aux_streams`` aux
 streams (non-blocking, distinct, never the default), calls :meth:`set_aux_streams` before the
@@ -20,53 +22,23 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from trtsafe_lab._optional import require
-from trtsafe_lab.profile._cuda import activate_device, check, device_properties, runtime_api
+from trtsafe_lab.cuda_api import activate_device, check_cuda, device_properties, runtime_api
+from trtsafe_lab.trt_api import (
+    DEVICE_MEMORY_NAMES,
+    EXECUTE_NAMES,
+    first_attr,
+    import_tensorrt,
+    tensor_bytes,
+)
 
 FEATURE = "Profiling a TensorRT engine"
-# enqueue: the 11.4 names file lists `execute_async`; 10.x calls it `execute_async_v3`.
-EXECUTE_NAMES = ("execute_async_v3", "execute_async")
-# engine device memory: `device_memory_size_v2` (10.x+), `device_memory_size` (older).
-DEVICE_MEMORY_NAMES = ("device_memory_size_v2", "device_memory_size")
-# (Logger is explained as the tail of ILogger; Runtime is declared in tests/test_tensorrt_names.py)
-NOT_IN_NAMES_FILE = ("Runtime", "Logger", "execute_async_v3", "device_memory_size_v2",
-                     "device_memory_size")
-# Bytes per element by TensorRT DataType member name (sub-byte types rounded up per tensor).
-DTYPE_BITS = {"FLOAT": 32, "HALF": 16, "BF16": 16, "INT8": 8, "UINT8": 8, "BOOL": 8, "FP8": 8,
-              "INT32": 32, "INT64": 64, "INT4": 4, "FP4": 4, "E8M0": 8}
-
-
-def first_attr(obj: Any, names: Sequence[str], what: str) -> tuple[str, Any]:
-    """The first of ``names`` that ``obj`` has, as (name, attribute); a clear error otherwise."""
-    for name in names:
-        if hasattr(obj, name):
-            return name, getattr(obj, name)
-    raise AttributeError(f"{type(obj).__name__} has none of {list(names)} for {what}; this "
-                         "TensorRT version is not supported by the engine executor")
-
-
-def tensor_bytes(shape: Sequence[int], dtype: Any) -> int:
-    """Bytes of a tensor of ``shape`` and TensorRT ``dtype`` (its enum member name is used)."""
-    dims = [int(d) for d in shape]
-    if any(d < 0 for d in dims):
-        raise ValueError(f"tensor shape {dims} is dynamic: the engine executor supports static "
-                         "shapes only; build the engine with fixed shapes")
-    name = str(getattr(dtype, "name", dtype)).rsplit(".", 1)[-1].upper()
-    if name not in DTYPE_BITS:
-        raise ValueError(f"unknown TensorRT data type {dtype!r}")
-    count = 1
-    for d in dims:
-        count *= d
-    return (count * DTYPE_BITS[name] + 7) // 8
-
-
 class TensorRTEngineExecutor:
     """Deserializes ``engine_path``, allocates zeroed IO buffers, and runs one inference per
     :meth:`execute_async`. Attributes: ``num_aux_streams``, ``device_memory_bytes`` (engine
     activation memory + IO buffers), ``engine_device_memory_bytes``, ``api`` (names used)."""
 
     def __init__(self, engine_path: Path, *, device: int = 0) -> None:
-        trt = require("tensorrt", feature=FEATURE)
+        trt = import_tensorrt(FEATURE)
         rt = runtime_api()
         activate_device(device)
         self._buffers: list[Any] = []
@@ -91,9 +63,9 @@ class TensorRTEngineExecutor:
                 name = self.engine.get_tensor_name(i)
                 size = max(1, tensor_bytes(self.context.get_tensor_shape(name),
                                            self.engine.get_tensor_dtype(name)))
-                ptr = check(rt.cudaMalloc(size), f"cudaMalloc({name})")
+                ptr = check_cuda(rt.cudaMalloc(size), f"cudaMalloc({name})")
                 self._buffers.append(ptr)
-                check(rt.cudaMemset(ptr, 0, size), f"cudaMemset({name})")
+                check_cuda(rt.cudaMemset(ptr, 0, size), f"cudaMemset({name})")
                 if not self.context.set_tensor_address(name, int(ptr)):
                     raise RuntimeError(f"set_tensor_address({name!r}) failed")
                 io_bytes += size
@@ -126,7 +98,7 @@ class TensorRTEngineExecutor:
     def close(self) -> None:
         rt = runtime_api()
         while self._buffers:
-            check(rt.cudaFree(self._buffers.pop()), "cudaFree")
+            check_cuda(rt.cudaFree(self._buffers.pop()), "cudaFree")
         self.context = None
         self.engine = None
 

@@ -1,7 +1,8 @@
 """Small owners for CUDA resources (streams, events, graphs, buffers), through cuda-python.
 
 Every resource lives behind a context manager that always releases it (house style 8), and every
-CUDA call goes through :func:`check`, which turns an error code into an exception naming the call.
+CUDA call goes through :func:`check_cuda`, which turns an error code into an exception naming
+the call.
 A :class:`ResourceLedger` counts what these owners created and destroyed, so a caller can show that
 a long run leaves nothing behind. cuda-python is imported lazily (the ``gpu`` extra).
 """
@@ -52,7 +53,7 @@ def _error_text(err: Any) -> str:
     return str(name)
 
 
-def check(result: Any, what: str) -> Any:
+def check_cuda(result: Any, what: str) -> Any:
     """Unpack a cuda-python ``(err, *values)`` result; raise :class:`CudaError` if err != 0.
 
     Returns None, the single value, or the tuple of values.
@@ -99,35 +100,35 @@ def nvrtc_compile(source: bytes, name: str, options: list[bytes], *, cubin: bool
     ``--gpu-architecture=sm_XY`` option) or PTX. A compile error raises :class:`CudaError`
     with NVRTC's log."""
     nv = nvrtc_api()
-    prog = check(nv.nvrtcCreateProgram(source, name.encode(), 0, [], []), "nvrtcCreateProgram")
+    prog = check_cuda(nv.nvrtcCreateProgram(source, name.encode(), 0, [], []), "nvrtcCreateProgram")
     try:
         (err,) = nv.nvrtcCompileProgram(prog, len(options), options)
         if int(err) != 0:
-            size = check(nv.nvrtcGetProgramLogSize(prog), "nvrtcGetProgramLogSize")
+            size = check_cuda(nv.nvrtcGetProgramLogSize(prog), "nvrtcGetProgramLogSize")
             log = b" " * size
-            check(nv.nvrtcGetProgramLog(prog, log), "nvrtcGetProgramLog")
+            check_cuda(nv.nvrtcGetProgramLog(prog, log), "nvrtcGetProgramLog")
             raise CudaError(f"NVRTC could not compile {name} "
                             f"({b' '.join(options).decode()}): {err.name}\n"
                             f"{log.decode(errors='replace')}")
         get_size, get = ((nv.nvrtcGetCUBINSize, nv.nvrtcGetCUBIN) if cubin
                          else (nv.nvrtcGetPTXSize, nv.nvrtcGetPTX))
-        image = b" " * check(get_size(prog), "nvrtc: image size")
-        check(get(prog, image), "nvrtc: image")
+        image = b" " * check_cuda(get_size(prog), "nvrtc: image size")
+        check_cuda(get(prog, image), "nvrtc: image")
         return image
     finally:
-        check(nv.nvrtcDestroyProgram(prog), "nvrtcDestroyProgram")
+        check_cuda(nv.nvrtcDestroyProgram(prog), "nvrtcDestroyProgram")
 
 
 def activate_device(device: int) -> None:
     """Make ``device``'s primary context current on this thread (runtime and driver API)."""
     rt = runtime_api()
-    check(driver_api().cuInit(0), "cuInit")
-    check(rt.cudaSetDevice(device), f"cudaSetDevice({device})")
-    check(rt.cudaFree(0), "cudaFree(0) (primary context initialisation)")
+    check_cuda(driver_api().cuInit(0), "cuInit")
+    check_cuda(rt.cudaSetDevice(device), f"cudaSetDevice({device})")
+    check_cuda(rt.cudaFree(0), "cudaFree(0) (primary context initialisation)")
 
 
 def synchronize(stream: int) -> None:
-    check(runtime_api().cudaStreamSynchronize(stream), "cudaStreamSynchronize")
+    check_cuda(runtime_api().cudaStreamSynchronize(stream), "cudaStreamSynchronize")
 
 
 @contextlib.contextmanager
@@ -140,7 +141,7 @@ def cuda_streams(count: int, ledger: ResourceLedger | None = None) -> Iterator[l
     handles: list[Any] = []
     try:
         for _ in range(count):
-            stream = check(
+            stream = check_cuda(
                 rt.cudaStreamCreateWithFlags(rt.cudaStreamNonBlocking), "cudaStreamCreateWithFlags"
             )
             handles.append(stream)
@@ -158,7 +159,7 @@ def cuda_streams(count: int, ledger: ResourceLedger | None = None) -> Iterator[l
                 (rt.cudaStreamDestroy, "cudaStreamDestroy"),
             ):
                 try:
-                    check(call(stream), what)
+                    check_cuda(call(stream), what)
                 except CudaError as err:
                     errors.append(str(err))
             if ledger:
@@ -177,13 +178,14 @@ def cuda_events(
     events: list[Any] = []
     try:
         for _ in range(count):
-            events.append(check(rt.cudaEventCreateWithFlags(flags), "cudaEventCreateWithFlags"))
+            events.append(
+                check_cuda(rt.cudaEventCreateWithFlags(flags), "cudaEventCreateWithFlags"))
             if ledger:
                 ledger.add("event")
         yield events
     finally:
         for event in events:
-            check(rt.cudaEventDestroy(event), "cudaEventDestroy")
+            check_cuda(rt.cudaEventDestroy(event), "cudaEventDestroy")
             if ledger:
                 ledger.remove("event")
 
@@ -198,13 +200,13 @@ class CapturedGraph:
     def event_record_nodes(self) -> dict[int, Any]:
         """Event-record nodes of the graph (external records), keyed by their event's handle."""
         rt = runtime_api()
-        _, count = check(rt.cudaGraphGetNodes(self.graph, 0), "cudaGraphGetNodes")
-        nodes, _ = check(rt.cudaGraphGetNodes(self.graph, count), "cudaGraphGetNodes")
+        _, count = check_cuda(rt.cudaGraphGetNodes(self.graph, 0), "cudaGraphGetNodes")
+        nodes, _ = check_cuda(rt.cudaGraphGetNodes(self.graph, count), "cudaGraphGetNodes")
         found = {}
         record = rt.cudaGraphNodeType.cudaGraphNodeTypeEventRecord
         for node in nodes:
-            if check(rt.cudaGraphNodeGetType(node), "cudaGraphNodeGetType") == record:
-                event = check(rt.cudaGraphEventRecordNodeGetEvent(node), "GetEvent")
+            if check_cuda(rt.cudaGraphNodeGetType(node), "cudaGraphNodeGetType") == record:
+                event = check_cuda(rt.cudaGraphEventRecordNodeGetEvent(node), "GetEvent")
                 found[int(event)] = node
         return found
 
@@ -220,7 +222,7 @@ def captured_graph(
     """
     rt = runtime_api()
     mode = rt.cudaStreamCaptureMode.cudaStreamCaptureModeThreadLocal
-    check(rt.cudaStreamBeginCapture(stream, mode), "cudaStreamBeginCapture")
+    check_cuda(rt.cudaStreamBeginCapture(stream, mode), "cudaStreamBeginCapture")
     try:
         enqueue(stream)
     except BaseException:
@@ -229,46 +231,46 @@ def captured_graph(
         if int(err) == 0 and partial is not None:
             rt.cudaGraphDestroy(partial)
         raise
-    graph = check(rt.cudaStreamEndCapture(stream), "cudaStreamEndCapture")
+    graph = check_cuda(rt.cudaStreamEndCapture(stream), "cudaStreamEndCapture")
     if ledger:
         ledger.add("graph")
     exec_ = None
     try:
-        exec_ = check(rt.cudaGraphInstantiate(graph, 0), "cudaGraphInstantiate")
+        exec_ = check_cuda(rt.cudaGraphInstantiate(graph, 0), "cudaGraphInstantiate")
         if ledger:
             ledger.add("graph_exec")
-        check(rt.cudaGraphUpload(exec_, stream), "cudaGraphUpload")
+        check_cuda(rt.cudaGraphUpload(exec_, stream), "cudaGraphUpload")
         yield CapturedGraph(graph, exec_)
     finally:
         if exec_ is not None:
-            check(rt.cudaGraphExecDestroy(exec_), "cudaGraphExecDestroy")
+            check_cuda(rt.cudaGraphExecDestroy(exec_), "cudaGraphExecDestroy")
             if ledger:
                 ledger.remove("graph_exec")
-        check(rt.cudaGraphDestroy(graph), "cudaGraphDestroy")
+        check_cuda(rt.cudaGraphDestroy(graph), "cudaGraphDestroy")
         if ledger:
             ledger.remove("graph")
 
 
 def launch_graph(graph_exec: Any, stream: int) -> None:
-    check(runtime_api().cudaGraphLaunch(graph_exec, stream), "cudaGraphLaunch")
+    check_cuda(runtime_api().cudaGraphLaunch(graph_exec, stream), "cudaGraphLaunch")
 
 
 def device_memory_used(device: int) -> int:
     """Bytes of device memory in use on the current device (total - free, driver's view)."""
-    free, total = check(runtime_api().cudaMemGetInfo(), "cudaMemGetInfo")
+    free, total = check_cuda(runtime_api().cudaMemGetInfo(), "cudaMemGetInfo")
     return int(total) - int(free)
 
 
 def device_properties(device: int) -> dict[str, Any]:
     """Name, compute capability, SM count and driver/runtime versions of ``device``."""
     rt = runtime_api()
-    prop = check(rt.cudaGetDeviceProperties(device), "cudaGetDeviceProperties")
+    prop = check_cuda(rt.cudaGetDeviceProperties(device), "cudaGetDeviceProperties")
     name = prop.name
     name = name.split(b"\0", 1)[0].decode() if isinstance(name, bytes) else str(name)
     return {
         "gpu_name": name,
         "compute_capability": f"{prop.major}.{prop.minor}",
         "sm_count": int(prop.multiProcessorCount),
-        "driver_version": int(check(rt.cudaDriverGetVersion(), "cudaDriverGetVersion")),
-        "runtime_version": int(check(rt.cudaRuntimeGetVersion(), "cudaRuntimeGetVersion")),
+        "driver_version": int(check_cuda(rt.cudaDriverGetVersion(), "cudaDriverGetVersion")),
+        "runtime_version": int(check_cuda(rt.cudaRuntimeGetVersion(), "cudaRuntimeGetVersion")),
     }
