@@ -131,12 +131,13 @@ _RULE_LIST: tuple[Rule, ...] = (
         ERROR,
         "`executeAsync` on a safety graph with no `getNbAuxStreams`/`setAuxStreams` and no "
         "evidence of `maxAuxStreams=0`",
-        "executeAsync runs a safety graph but no auxiliary streams are registered first; if "
-        "getNbAuxStreams() > 0, setAuxStreams must be given exactly that many distinct "
+        "executeAsync runs a safety graph but no auxiliary streams are registered first; when "
+        "getNbAuxStreams(n) reports n > 0, setAuxStreams must be given exactly n distinct "
         "non-default streams before the first executeAsync.",
-        "Query graph->getNbAuxStreams(n), create n non-blocking streams, call "
-        "graph->setAuxStreams(streams, n) during INIT, before executeAsync; or build with "
-        "maxAuxStreams=0 and assert getNbAuxStreams() == 0.",
+        "As NVIDIA's 11.1 samples do (samplesSafeCommon::setUpAuxStreamsOn): "
+        "graph->getNbAuxStreams(n), create n streams with cudaStreamCreateWithFlags(&s, "
+        "cudaStreamNonBlocking), graph->setAuxStreams(streams, n) before the first "
+        "executeAsync; or build with maxAuxStreams=0 and check that n == 0.",
     ),
     Rule(
         "aux-streams-destroyed-early",
