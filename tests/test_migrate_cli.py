@@ -154,3 +154,18 @@ def test_missing_tree_sitter_names_the_migrate_extra(
         cpp_tree._parser.cache_clear()
     assert code == 2
     assert "trtsafe-lab[migrate]" in err
+
+
+def test_a_file_name_that_is_not_utf8_is_printed_escaped(tmp_path: Path) -> None:
+    import io
+    import os
+
+    from trtsafe_lab.migrate import check_paths
+    from trtsafe_lab.migrate.cli import write_table
+
+    (tmp_path / os.fsdecode(b"bad\xff.sh")).write_text("trtexec --fp16\n")
+    findings = check_paths([tmp_path])
+    assert [Path(f.file).name for f in findings] == ["bad\\xff.sh"]
+    strict = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict")
+    write_table(findings, strict)  # a strict UTF-8 stdout must not raise
+    strict.flush()

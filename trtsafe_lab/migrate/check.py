@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import stat
 from collections.abc import Iterable
 from pathlib import Path
@@ -104,6 +105,12 @@ def analyse_file(path: Path, shown: str | None = None, kind: str | None = None) 
     return CommandFacts(findings=[make_finding("file-unparsable", shown, 0, detail)])
 
 
+def display_name(path: Path) -> str:
+    """``path`` as text that any output can print: bytes of a file name that are not UTF-8
+    (kept by Python as surrogates) are shown as ``\\xff`` escapes instead of failing to encode."""
+    return os.fsencode(path).decode("utf-8", errors="backslashreplace")
+
+
 def iter_files(paths: Iterable[str | Path]) -> list[tuple[Path, bool]]:
     """(file, named explicitly) for every path; folders are walked.
 
@@ -133,7 +140,8 @@ def check_paths(paths: Iterable[str | Path]) -> list[MigrationFinding]:
     """
     results: list[tuple[str, CommandFacts]] = []
     for path, _ in iter_files(paths):
-        results.append((str(path), analyse_file(path)))
+        shown = display_name(path)
+        results.append((shown, analyse_file(path, shown)))
     safety = any(facts.safety for _, facts in results)
     companions: dict[str, str] = {}
     for _, facts in results:
