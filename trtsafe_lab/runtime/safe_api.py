@@ -29,6 +29,13 @@ What the samples do, step by step (11.1 trtSafeExec):
 - ``complete_context``: the samples have no caller-owned model-local resources; binding one
   would be ``setIOTensorAddress`` on a caller buffer.
 
+Status and recorder: every real call returns an ``ErrorCode`` (``kSUCCESS`` ...); the samples'
+``SAFE_API_CALL`` macro (``safeCommon.h``) logs a failure with its call text to the thread's
+``ISafeRecorder`` (``SampleSafeRecorder``, ``safeErrorRecorder.h``; descriptions bounded by
+``ISafeRecorder::kMAX_SAFE_DESC_LENGTH``) and stops. The runner's
+:class:`~trtsafe_lab.runtime.status.Status` (category, bounded diagnostic, fatal flag) and its
+``trace`` play those two parts.
+
 Known difference: each sample thread destroys its own streams when it ends, before the main
 thread calls ``destroyTRTGraph``; the runner destroys streams in ``deinitialize_resources``,
 after ``deinitialize_graphs``. Both come after the final ``sync()``, which is what the API
