@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from trtsafe_lab.errors import UsageError
 from trtsafe_lab.migrate import check_paths
 from trtsafe_lab.migrate.cli import exit_code
 from trtsafe_lab.migrate.limits import (
@@ -188,5 +189,17 @@ def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
 
 
 def test_an_empty_path_is_refused_not_the_current_folder() -> None:
-    with pytest.raises(FileNotFoundError, match="empty path"):
+    with pytest.raises(UsageError, match="empty path"):
         check_paths([""])
+
+
+def test_paths_the_system_cannot_look_up_are_refused(tmp_path: Path) -> None:
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    with pytest.raises(UsageError, match="cannot be looked up"):
+        check_paths([loop])
+    with pytest.raises(UsageError, match="cannot be looked up"):
+        check_paths([tmp_path / ("a" * 300)])  # longer than NAME_MAX
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "self").symlink_to(tmp_path / "d")  # a folder walk does not follow it
+    assert check_paths([tmp_path / "d"]) == []

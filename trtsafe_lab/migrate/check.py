@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from trtsafe_lab.errors import UsageError
 from trtsafe_lab.migrate.ci_yaml import YamlSyntaxError, analyse_yaml
 from trtsafe_lab.migrate.cmake import analyse_cmake
 from trtsafe_lab.migrate.commands import CommandFacts, PartialParse, unshipped_companions
@@ -112,23 +113,34 @@ def display_name(path: Path) -> str:
 
 
 def iter_files(paths: Iterable[str | Path]) -> list[tuple[Path, bool]]:
-    """(file, named explicitly) for every path; folders are walked.
+    """(file, named explicitly) for every path; folders are walked (symlinked folders inside
+    are not followed, so a link loop ends).
 
-    Raises FileNotFoundError naming the first path that does not exist.
+    Raises FileNotFoundError naming the first path that does not exist, and
+    :class:`~trtsafe_lab.errors.UsageError` for an empty path or one the system cannot look up
+    (name too long, a symbolic-link loop, no permission).
     """
     out: list[tuple[Path, bool]] = []
     for item in paths:
         if not str(item):
-            raise FileNotFoundError("an empty path was given; name a file or folder ('.' for here)")
+            raise UsageError("an empty path was given; name a file or folder ('.' for here)")
         path = Path(item)
-        if path.is_dir():
-            out.extend((found, False) for found in walk(path))
-        elif path.exists():
-            out.append((path, True))
-        else:
+        try:
+            info = path.stat()
+        except FileNotFoundError:
             raise FileNotFoundError(
-                f"{path}: no such file or folder; give source files, build scripts or folders"
-            )
+                f"{display_name(path)}: no such file or folder; give source files, build "
+                "scripts or folders"
+            ) from None
+        except OSError as err:
+            raise UsageError(
+                f"{display_name(path)}: cannot be looked up ({err.strerror}); give an existing "
+                "file or folder"
+            ) from err
+        if stat.S_ISDIR(info.st_mode):
+            out.extend((found, False) for found in walk(path))
+        else:
+            out.append((path, True))  # not a regular file: _read reports it
     return out
 
 
