@@ -356,3 +356,25 @@ def test_shell_commands_inside_substitutions_and_loops_are_seen() -> None:
         (2, "deprecated-trtexec-safe-flag"),
         (4, "restricted-removed-11x"),
     ]
+
+
+def test_attribute_macros_of_the_scan_are_blanked_before_parsing(tmp_path: Path) -> None:
+    from trtsafe_lab.migrate.cpp_macros import attribute_macros, blank_macros
+
+    (tmp_path / "api.h").write_text(
+        '#define MYAPI __attribute__((visibility("default")))\n'
+        "#define MY_DEPRECATED(why) [[deprecated(why)]]\n"
+    )
+    source = (
+        '#include "api.h"\nclass MYAPI Graph {};\n'
+        'MY_DEPRECATED("old") MYAPI void f() { createTRTGraph(g, b, n, *recorder, true); }\n'
+    )
+    (tmp_path / "app.cpp").write_text(source)
+    assert [(f.line, f.rule) for f in check_paths([tmp_path])] == [(3, "companion-so-missing")]
+    macros = attribute_macros([(tmp_path / "api.h").read_bytes()])
+    assert macros == {"MYAPI": False, "MY_DEPRECATED": True}
+    blanked = blank_macros(source.encode(), macros)
+    assert len(blanked) == len(source) and blanked.count(b"\n") == source.count("\n")
+    assert b"MYAPI" not in blanked.split(b"\n", 1)[1] and b'"old"' not in blanked
+    # alone, app.cpp does not know MYAPI: a partly parsed file
+    assert "file-unparsable" in {f.rule for f in check_paths([tmp_path / "app.cpp"])}

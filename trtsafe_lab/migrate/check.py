@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from trtsafe_lab._optional import available
 from trtsafe_lab.errors import UsageError
 from trtsafe_lab.migrate.ci_yaml import YamlSyntaxError, analyse_yaml
 from trtsafe_lab.migrate.cmake import analyse_cmake
@@ -58,8 +59,14 @@ def _too_large(shown: str, size: int) -> MigrationFinding:
     return make_finding("file-over-limit", shown, 0, detail)
 
 
-def analyse_file(path: Path, shown: str | None = None, kind: str | None = None) -> CommandFacts:
-    """Findings and facts for one file; ``shown`` is the name findings report (default: path).
+def analyse_file(
+    path: Path,
+    shown: str | None = None,
+    kind: str | None = None,
+    macros: dict[str, bool] | None = None,
+) -> CommandFacts:
+    """Findings and facts for one file; ``shown`` is the name findings report (default: path);
+    ``macros`` the attribute-like C/C++ macros of the scan (default: the file's own).
 
     Unreadable files give a ``file-unreadable`` finding; files that do not parse give
     ``file-unparsable``; neither raises.
@@ -74,7 +81,7 @@ def analyse_file(path: Path, shown: str | None = None, kind: str | None = None) 
         if kind == "cpp":
             from trtsafe_lab.migrate.cpp import analyse_cpp
 
-            return analyse_cpp(data, shown)
+            return analyse_cpp(data, shown, macros)
         if kind == "python":
             return analyse_python(text, shown)
         if kind == "shell":
@@ -144,16 +151,35 @@ def iter_files(paths: Iterable[str | Path]) -> list[tuple[Path, bool]]:
     return out
 
 
+def scan_macros(files: list[Path]) -> dict[str, bool] | None:
+    """Attribute-like macros defined in the C/C++ files of a scan (``TRT_DEPRECATED`` in
+    NvInferRuntimeBase.h blanks it in NvInfer.h too); None when tree-sitter is missing (the C/C++
+    front end then reports that itself)."""
+    sources = [f for f in files if file_kind(f) == "cpp"]
+    if not sources or not available("tree_sitter_cpp"):
+        return None
+    from trtsafe_lab.migrate.cpp_macros import attribute_macros, define_lines
+
+    heads: list[bytes] = []
+    for path in sources:
+        data, problem = _read(path, str(path))
+        if data is not None and problem is None:
+            heads.append(define_lines(data))
+    return attribute_macros(heads)
+
+
 def check_paths(paths: Iterable[str | Path]) -> list[MigrationFinding]:
     """All findings for ``paths`` (files or folders), sorted by file and line.
 
     ``companion-so-not-shipped`` is decided last: an engine counts as a safe engine when its
     name says so or when any file of the scan builds safe engines or uses the safety runtime.
     """
+    files = [path for path, _ in iter_files(paths)]
+    macros = scan_macros(files)
     results: list[tuple[str, CommandFacts]] = []
-    for path, _ in iter_files(paths):
+    for path in files:
         shown = display_name(path)
-        results.append((shown, analyse_file(path, shown)))
+        results.append((shown, analyse_file(path, shown, macros=macros)))
     safety = any(facts.safety for _, facts in results)
     companions: dict[str, str] = {}
     for _, facts in results:

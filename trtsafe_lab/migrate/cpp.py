@@ -21,6 +21,7 @@ from trtsafe_lab.migrate.commands import (
     program_name,
     remote_paths_outside_overlay,
 )
+from trtsafe_lab.migrate.cpp_macros import attribute_macros, blank_macros
 from trtsafe_lab.migrate.cpp_streams import aux_destroyed_early, aux_unregistered, error_exit
 from trtsafe_lab.migrate.cpp_tree import Node, SourceFile
 from trtsafe_lab.migrate.rules import MigrationFinding, make_finding
@@ -306,9 +307,16 @@ def _safety_evidence(file: SourceFile) -> bool:
     return False
 
 
-def analyse_cpp(source: bytes, path: str) -> CommandFacts:
-    """All C/C++ findings for one source file (``path`` is what findings report)."""
-    file = SourceFile(source, path)
+def analyse_cpp(source: bytes, path: str, macros: dict[str, bool] | None = None) -> CommandFacts:
+    """All C/C++ findings for one source file (``path`` is what findings report).
+
+    ``macros``: attribute-like macros to blank before parsing (see
+    :mod:`trtsafe_lab.migrate.cpp_macros`; a scan passes those of all its sources), by default
+    those the file defines itself.
+    """
+    if macros is None:
+        macros = attribute_macros([source])
+    file = SourceFile(blank_macros(source, macros), path)
     facts = CommandFacts(safety=_safety_evidence(file))
     error = t.first_error(file.root)
     if error is not None:
