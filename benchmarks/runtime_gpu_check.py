@@ -110,7 +110,7 @@ def main() -> int:
         import matplotlib
 
         matplotlib.use("Agg")
-        from trtsafe_lab.runtime.lifecycle_demo import before_deinit
+        from trtsafe_lab.demo.runtime import before_deinit
         from trtsafe_lab.runtime.view import plot_lifecycle
 
         trace = pd.read_csv(fault_csv, keep_default_na=False)

@@ -31,6 +31,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("low", (
         "trtsafe_lab", "trtsafe_lab.errors", "trtsafe_lab.text", "trtsafe_lab._optional",
         "trtsafe_lab.cuda_api", "trtsafe_lab.trt_api", "trtsafe_lab._elf", "trtsafe_lab.files",
+        "trtsafe_lab.paths",
         "trtsafe_lab.examples", "trtsafe_lab.logs.columns",
     )),
     # Sources and their readers: the log reader (text -> records -> failure table), the trtexec
@@ -43,7 +44,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "trtsafe_lab.logs.parser", "trtsafe_lab.logs.scan", "trtsafe_lab.logs.tables",
         "trtsafe_lab.logs.onnx",
         "trtsafe_lab.trtexec.version", "trtsafe_lab.trtexec.options", "trtsafe_lab.trtexec.rules",
-        "trtsafe_lab.trtexec.progress", "trtsafe_lab.trtexec.runner",
+        "trtsafe_lab.trtexec.progress", "trtsafe_lab.trtexec.runner", "trtsafe_lab.trtexec.dry_run",
         "trtsafe_lab.engine.monitor",
         "trtsafe_lab.migrate.words", "trtsafe_lab.migrate.shell", "trtsafe_lab.migrate.rules",
         "trtsafe_lab.migrate.commands", "trtsafe_lab.migrate.makefile",
@@ -71,6 +72,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     )),
     # Tables over run records.
     ("tables", (
+        "trtsafe_lab.runs_table",
         "trtsafe_lab.profile.loaders", "trtsafe_lab.profile.compare", "trtsafe_lab.profile.layers",
     )),
     # Views: matplotlib Figures and ipywidgets panels built from tables.
@@ -88,8 +90,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # Commands: the CLI, demos and reports.
     ("commands", (
         "trtsafe_lab.cli", "trtsafe_lab.__main__", "trtsafe_lab.*.cli", "trtsafe_lab.*_cli",
-        "trtsafe_lab.report", "trtsafe_lab.demo", "trtsafe_lab.demo.*", "trtsafe_lab.*demo",
-        "trtsafe_lab.*.*demo",
+        "trtsafe_lab.report", "trtsafe_lab.demo", "trtsafe_lab.demo.*",
     )),
 )
 
@@ -235,6 +236,30 @@ def test_imports_point_down(graph: dict[str, set[str]]) -> None:
 
 def test_no_import_of_another_packages_private_module(graph: dict[str, set[str]]) -> None:
     assert private_imports(graph) == []
+
+
+def is_demo(name: str) -> bool:
+    return name == "trtsafe_lab.demo" or name.startswith("trtsafe_lab.demo.")
+
+
+def is_cli(name: str) -> bool:
+    return name == "trtsafe_lab.cli" or name.endswith((".cli", "_cli"))
+
+
+def test_demos_live_in_one_package_and_the_library_never_imports_them(
+        graph: dict[str, set[str]]) -> None:
+    """(The CLI registers ``trtsafe_lab.demo`` by name, like every subcommand.)"""
+    importers = sorted(a for a, targets in graph.items() if not is_demo(a) and
+                       any(is_demo(b) for b in targets))
+    assert importers == []
+    stray = sorted(n for n in graph if n.rsplit(".", 1)[-1].endswith("demo") and not is_demo(n))
+    assert stray == [], "demo modules belong in trtsafe_lab/demo/"
+
+
+def test_no_demo_imports_a_cli_module(graph: dict[str, set[str]]) -> None:
+    bad = sorted(f"{a} imports {b}" for a, targets in graph.items() if is_demo(a)
+                 for b in targets if is_cli(b))
+    assert bad == []
 
 
 # The checks themselves catch what they are for.

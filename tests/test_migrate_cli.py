@@ -100,7 +100,7 @@ def test_rules_frame_lists_the_issue_rule_ids() -> None:
 def test_demo_writes_the_example_findings(tmp_path: Path) -> None:
     import pandas as pd
 
-    from trtsafe_lab.migrate.demo import run_demo
+    from trtsafe_lab.demo.migrate import run_demo
 
     written = run_demo(tmp_path)
     assert [p.name for p in written] == [

@@ -56,7 +56,8 @@ def test_run_dir_is_atomic_and_loadable(tmp_path: Path) -> None:
     path = write_run_dir(tmp_path, "r1", records=records, info={"num_aux_streams": 2})
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r1"]
     manifest = json.loads((path / "manifest.json").read_text())
-    assert manifest["files"]["run.timing.json"]["bytes"] > 0
+    assert manifest["kind"] == "profile" and manifest["files"][0]["path"] == "run.timing.json"
+    assert manifest["files"][0]["size_bytes"] > 0
     run = load_profile_run(path)
     assert run.name == "r1" and run.info["num_aux_streams"] == 2
     assert run.times["compute_ms"].tolist() == [0.5]

@@ -279,7 +279,7 @@ def test_trace_records_every_call_with_its_outcome() -> None:
 def test_runtime_core_imports_no_heavy_modules() -> None:
     code = ("import sys, trtsafe_lab.runtime, trtsafe_lab.runtime.cli, "
             "trtsafe_lab.runtime.cuda_backend, trtsafe_lab.runtime.cuda_faults, "
-            "trtsafe_lab.runtime.lifecycle_demo\n"
+            "trtsafe_lab.demo.runtime\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
             "('tensorrt', 'cuda', 'matplotlib', 'ipywidgets')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -8,7 +8,7 @@ pytest.importorskip("ipywidgets")
 
 
 def test_dashboard_follows_its_controls() -> None:
-    from trtsafe_lab.profile.profile_demo import example_runs
+    from trtsafe_lab.demo.profile import example_runs
     from trtsafe_lab.widgets import ProfileDashboard
 
     runs = [r for group in example_runs().values() for r in group]

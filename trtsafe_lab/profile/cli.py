@@ -97,21 +97,31 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     cmp_.add_argument("--baseline", help="the run (by name) to compare against (default: first)")
     cmp_.add_argument("--metric", choices=("latency", "compute"), default="latency",
                       help="latency uses latencyMs, compute uses computeMs (default: latency)")
-    cmp_.add_argument("--format", choices=("table", "json"), default="table")
+    cmp_.add_argument("--format", choices=("table", "json"), default="table",
+                      help="print a table or JSON records (default: table)")
     cmp_.add_argument("--plot", metavar="FILE.png", help="also write a comparison figure")
     cmp_.set_defaults(func=_compare)
 
     ref = sub.add_parser("reference", help="run the reference multi-branch CUDA workload (GPU)")
-    ref.add_argument("--branches", type=_positive, default=4)
-    ref.add_argument("--depth", type=_positive, default=8)
-    ref.add_argument("--blocks", type=_positive, default=4)
-    ref.add_argument("--threads", type=_positive, default=128)
-    ref.add_argument("--iters", type=_positive, default=4096)
+    ref.add_argument("--branches", type=_positive, default=4,
+                     help="independent branches of the workload, each a chain of dependent kernels "
+                     "(default: 4)")
+    ref.add_argument("--depth", type=_positive, default=8,
+                     help="serially dependent kernels per branch (default: 8)")
+    ref.add_argument("--blocks", type=_positive, default=4,
+                     help="thread blocks per kernel launch (default: 4)")
+    ref.add_argument("--threads", type=_positive, default=128,
+                     help="threads per block (default: 128)")
+    ref.add_argument("--iters", type=_positive, default=4096,
+                     help="integer-hash rounds per thread in each kernel: the work per kernel "
+                     "(default: 4096)")
     ref.add_argument("--aux", type=_int_list, default=[0, 4],
                      help="aux-stream counts to run, comma-separated (default: 0,4)")
     ref.add_argument("--graph", action="store_true", help="replay a captured CUDA graph")
-    ref.add_argument("--warmup", type=int, default=20)
-    ref.add_argument("--iterations", type=_positive, default=200)
+    ref.add_argument("--warmup", type=int, default=20,
+                     help="untimed forward passes before timing (default: 20)")
+    ref.add_argument("--iterations", type=_positive, default=200,
+                     help="timed forward passes per run (default: 200)")
     ref.add_argument("--events-in-graph", action="store_true",
                      help="with --graph: record the timing events inside the graph")
     ref.add_argument("--trace", action="store_true",
@@ -127,7 +137,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     eng.add_argument("--graph", action="store_true", help="replay a captured CUDA graph")
     eng.add_argument("--trace", action="store_true",
                      help="also record a CUPTI kernel trace (needs cupti-python)")
-    eng.add_argument("--warmup", type=int, default=20)
-    eng.add_argument("--iterations", type=_positive, default=200)
+    eng.add_argument("--warmup", type=int, default=20,
+                     help="untimed inferences before timing (default: 20)")
+    eng.add_argument("--iterations", type=_positive, default=200,
+                     help="timed inferences per run (default: 200)")
     eng.add_argument("--out", default="out/profile", help="parent folder of the run directories")
     eng.set_defaults(func=_engine)

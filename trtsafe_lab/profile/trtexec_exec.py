@@ -14,14 +14,11 @@ double that replays real exports.
 
 from __future__ import annotations
 
-import datetime as dt
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from trtsafe_lab.profile.rundir import MANIFEST, SCHEMA
 from trtsafe_lab.profile.summary import parse_summary
-from trtsafe_lab.rundir import staged_run_dir
+from trtsafe_lab.rundir import staged_run_dir, write_run_manifest
 from trtsafe_lab.trtexec.options import TrtexecCommand, parse_flags
 from trtsafe_lab.trtexec.rules import enforce
 from trtsafe_lab.trtexec.runner import run_process
@@ -90,12 +87,9 @@ def run_trtexec(
         except ValueError:
             perf = None
         final_argv = [a.replace(str(tmp), str(final)) for a in argv]
-        manifest = {"schema": SCHEMA, "name": name, "executor": {"executor": executable},
-                    "command": final_argv, "returncode": result.returncode,
-                    "trt_version": str(version), "rule_warnings": warnings,
-                    "performance_summary": perf,
-                    "timing": {"use_graph": use_graph},
-                    "created_utc": dt.datetime.now(dt.timezone.utc).isoformat(
-                        timespec="seconds")}
-        (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1))
+        write_run_manifest(tmp, "trtexec-profile", name, {
+            "executor": {"executor": executable}, "command": final_argv,
+            "returncode": result.returncode, "trt_version": str(version),
+            "rule_warnings": warnings, "performance_summary": perf,
+            "timing": {"use_graph": use_graph}})
     return final

@@ -105,5 +105,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "fatal containment")
     parser.add_argument("--violations", action="store_true",
                         help="also make calls the rules refuse, to see refusals in the trace")
-    parser.add_argument("--trace-csv", default="", help="also write the trace table here")
+    parser.add_argument("--trace-csv", default=None, help="also write the trace table here")
     parser.set_defaults(func=_cli)

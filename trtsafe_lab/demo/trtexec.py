@@ -7,7 +7,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from trtsafe_lab.trtexec.cli import describe
+from trtsafe_lab.trtexec.dry_run import describe_command
 from trtsafe_lab.trtexec.options import TrtexecCommand, TrtexecOptions, parse_flags
 from trtsafe_lab.trtexec.rules import check_command
 from trtsafe_lab.trtexec.version import TrtVersion
@@ -32,7 +32,7 @@ def run_demo(out_dir: Path) -> list[Path]:
     for name, cmd in (("safe-build-11.4", safe), ("10x-style-on-11.4", old),
                       ("trtexec_safe-run-11.4", safe_run)):
         text = out_dir / f"{name}.dry-run.txt"
-        text.write_text(describe(cmd, "given") + "\n", encoding="utf-8")
+        text.write_text(describe_command(cmd, "given") + "\n", encoding="utf-8")
         findings = out_dir / f"{name}.findings.json"
         findings.write_text(json.dumps([asdict(f) for f in check_command(cmd)], indent=2) + "\n",
                             encoding="utf-8")

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from trtsafe_lab.logs.failures_demo import example_logs
+from trtsafe_lab.demo.logs import example_logs
 from trtsafe_lab.report import NOTEBOOK_FOR_KIND, write_notebook_report
 
 TOUR = "04_safety_runtime_tour.ipynb"
 
 
 def run_demo(out_dir: Path) -> list[Path]:
-    from trtsafe_lab.profile.profile_demo import example_runs
+    from trtsafe_lab.demo.profile import example_runs
 
     written = []
     for workload, runs in example_runs().items():
