@@ -30,15 +30,20 @@ def _read(path: Path, shown: str) -> tuple[bytes | None, MigrationFinding | None
     to :data:`~trtsafe_lab.migrate.limits.MAX_FILE_BYTES`.
     """
     try:
-        info = path.stat()
+        # O_NONBLOCK: opening a FIFO does not wait for a writer; fstat then judges what was
+        # opened (no window between a check and the open).
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
+            os.close(fd)
             detail = (
-                "not a regular file (a folder, FIFO, device or socket); only regular files are read"
+                "not a regular file (a folder, FIFO, device or socket); only regular files "
+                "are read"
             )
             return None, make_finding("file-unreadable", shown, 0, detail)
-        if info.st_size > MAX_FILE_BYTES:
-            return None, _too_large(shown, info.st_size)
-        with path.open("rb") as handle:
+        with os.fdopen(fd, "rb") as handle:
+            if info.st_size > MAX_FILE_BYTES:
+                return None, _too_large(shown, info.st_size)
             data = handle.read(MAX_FILE_BYTES + 1)
     except OSError as err:
         return None, make_finding("file-unreadable", shown, 0, f"cannot read: {err.strerror}")
