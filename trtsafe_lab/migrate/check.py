@@ -33,7 +33,11 @@ def _read(path: Path, shown: str) -> tuple[bytes | None, MigrationFinding | None
         # O_NONBLOCK: opening a FIFO does not wait for a writer; fstat then judges what was
         # opened (no window between a check and the open).
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        info = os.fstat(fd)
+        try:
+            info = os.fstat(fd)
+        except OSError:
+            os.close(fd)
+            raise
         if not stat.S_ISREG(info.st_mode):
             os.close(fd)
             detail = (
