@@ -46,7 +46,7 @@ def test_unreadable_log_exits_2_naming_the_path(
     missing = tmp_path / "gone.log"
     assert main(["failures", str(LOG), str(missing)]) == 2
     err = capsys.readouterr().err
-    assert str(missing) in err and "No such file" in err
+    assert str(missing) in err and "no such file or folder" in err
 
 
 def test_unreadable_onnx_model_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -57,7 +57,7 @@ def test_unreadable_onnx_model_exits_2(tmp_path: Path, capsys: pytest.CaptureFix
     assert f"cannot load ONNX model '{broken}'" in capsys.readouterr().err
     missing = tmp_path / "missing.onnx"  # refused up front by the CLI's path check
     assert main(["failures", str(LOG), "--onnx", str(missing)]) == 2
-    assert f"--onnx {missing}: No such file" in capsys.readouterr().err
+    assert f"--onnx {missing}: no such file or folder" in capsys.readouterr().err
 
 
 def test_onnx_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -61,7 +61,7 @@ def test_shell_wrappers_and_remote_commands_are_seen() -> None:
     )
     assert [(f.line, f.rule) for f in facts.findings] == [
         (1, "precision-flags-removed-11x"),
-        (2, "deprecated-trtexec-safe-flag"),
+        (2, "no-op-flag"),
     ]
 
 
@@ -136,7 +136,7 @@ def test_python_shell_string_and_shlex_split_are_checked() -> None:
     )
     assert [(f.line, f.rule) for f in analyse_python(text, "x.py").findings] == [
         (2, "precision-flags-removed-11x"),
-        (3, "deprecated-trtexec-safe-flag"),
+        (3, "no-op-flag"),
     ]
 
 
@@ -353,7 +353,7 @@ def test_shell_commands_inside_substitutions_and_loops_are_seen() -> None:
     facts = analyse_shell(script, "s.sh")
     assert [(f.line, f.rule) for f in facts.findings] == [
         (1, "precision-flags-removed-11x"),
-        (2, "deprecated-trtexec-safe-flag"),
+        (2, "no-op-flag"),
         (4, "restricted-removed-11x"),
     ]
 

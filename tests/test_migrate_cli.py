@@ -40,7 +40,7 @@ def test_warnings_alone_exit_0(tmp_path: Path, capsys: pytest.CaptureFixture[str
     script.write_text("trtexec_safe --loadEngine=/opt/a.engine --useCudaGraph\n")
     code, out, _ = run(capsys, str(script))
     assert code == 0
-    assert f"{script}:1  warning  deprecated-trtexec-safe-flag" in out
+    assert f"{script}:1  warning  no-op-flag" in out
     assert "fix: Drop the flag" in out
 
 
@@ -90,7 +90,7 @@ def test_rules_frame_lists_the_issue_rule_ids() -> None:
         "safe-build-api",
         "safety-scope-noop",
         "network-supported-not-a-gate",
-        "deprecated-trtexec-safe-flag",
+        "no-op-flag",
         "aux-streams-unregistered",
         "aux-streams-destroyed-early",
         "remote-autotuning-overlay",

@@ -66,7 +66,7 @@ def write_trtexec_profile(runs: Path, corpus_dir: Path, tmp_path: Path) -> Path:
 
 def write_pair(runs: Path, tmp_path: Path) -> Path:
     engine = tmp_path / "net.engine"
-    engine.write_bytes(b"safe engine bytes")
+    engine.write_bytes(bytes(range(256)) * 4)  # binary, like a serialized engine
     build_shared_object(tmp_path / "net.engine.so")
     pair = SafeEnginePair.of(engine)
     pair.write_manifest("11.4.0", ["trtexec", "--safe", f"--saveEngine={engine}"])
@@ -126,7 +126,7 @@ def test_load_run_dispatches_on_kind(every_kind: dict[str, Path]) -> None:
     assert isinstance(records["build"], BuildRun)
     assert records["build"].result["status"] == "passed"
     assert isinstance(records["pair"], PairRun)
-    assert records["pair"].engine.read_bytes() == b"safe engine bytes"
+    assert records["pair"].engine.read_bytes() == bytes(range(256)) * 4
     assert type(records["profile"]) is RunRecord
     assert "INPUTS 1" in records["report"].file("report.html").read_text()
     assert records["report"].manifest["inputs"][0]["kind"] == "log"
@@ -181,6 +181,11 @@ def test_list_runs_survives_anything_in_the_folder(tmp_path: Path) -> None:
     everything = list_runs(runs, include_partial=True)
     extra = dict(zip(everything["run_name"], everything["status"], strict=True))
     assert extra[".cut.partial"] == "KeyboardInterrupt" and extra["exports"] == "no manifest"
+    with pytest.raises(TypeError):  # a profile run that dies while writing its files
+        write_run_dir(runs, "half", records=[{"latencyMs": object()}], info={})
+    half = list_runs(runs, include_partial=True, kind="profile")
+    assert half[half["status"] == "TypeError"]["run_name"].tolist() == [".half.partial"]
+    assert list_runs(runs, include_partial=True, kind="build").empty
     with pytest.raises(RunDirError, match="not a trtsafe-lab run manifest"):
         load_run(alien)
     with pytest.raises(RunDirError, match=r"incomplete run \(cancelled by the user"):

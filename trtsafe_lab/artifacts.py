@@ -246,7 +246,7 @@ class SafeEnginePair:
         if dest.exists():
             raise PairError([f"{dest} already exists; choose a new deployment folder"])
         data = load_manifest(manifest)
-        with staged_run_dir(dest.parent, dest.name) as staging:
+        with staged_run_dir(dest.parent, dest.name, "pair") as staging:
             engine_name = Path(data["engine"]["file"]).name
             so_name = Path(data["companion_so"]["file"]).name
             shutil.copyfile(self.engine, staging / engine_name)

@@ -88,7 +88,7 @@ def _input(raw: str, role: str, want: str) -> Path:
     path = _check_name(raw, role)
     st = _stat(path, role)
     if st is None:
-        raise UsageError(f"{role} {shown(path)}: No such file or directory")
+        raise UsageError(f"{role} {shown(path)}: no such file or folder")
     special = _special(st.st_mode)
     if special:
         raise UsageError(f"{role} {shown(path)} is {special}, not a regular file: give a file "

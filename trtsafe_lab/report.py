@@ -221,7 +221,7 @@ def record_report(inputs: Sequence[Path], runs_dir: Path, name: str | None = Non
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
     name = name or f"{stamp}-report-{Path(notebook).stem}"
     title = f"trtsafe-lab report: {', '.join(p.name for p in inputs)}"
-    with staged_run_dir(Path(runs_dir), name) as staging:
+    with staged_run_dir(Path(runs_dir), name, "report") as staging:
         nb = execute_notebook(notebooks_dir() / notebook,
                               {"inputs": [str(p.resolve()) for p in inputs]})
         (staging / "report.html").write_text(to_html(nb, title), encoding="utf-8")
@@ -235,7 +235,7 @@ def _cli(args: argparse.Namespace) -> int:
     inputs = [Path(p) for p in args.inputs]
     try:
         path = (record_report(inputs, Path(args.runs)) if args.runs
-                else write_report(inputs, Path(args.output)))
+                else write_report(inputs, Path(args.output or "report.html")))
     except ReportError as err:
         print(f"trtsafe-lab report: {err}", file=sys.stderr)
         return 1
@@ -251,7 +251,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("inputs", nargs="+", metavar="RUN_OR_LOG",
                         help="a build log, a build run directory or profile run folders")
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("-o", "--output", default="report.html",
+    where.add_argument("-o", "--output",
                        help="HTML file to write (default: report.html)")
     where.add_argument("--runs", metavar="DIR",
                        help="write the report as a run directory (kind report) under DIR "

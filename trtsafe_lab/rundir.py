@@ -103,11 +103,13 @@ def partial_path(parent: Path, name: str) -> Path:
     return Path(parent) / f".{name}{PARTIAL_SUFFIX}"
 
 
-def mark_incomplete(path: Path, status: str, detail: str, started_utc: str = "") -> str | None:
-    """Write ``INCOMPLETE.json`` into a partial run; return a problem writing it, or None."""
+def mark_incomplete(path: Path, status: str, detail: str, started_utc: str = "",
+                    kind: str | None = None) -> str | None:
+    """Write ``INCOMPLETE.json`` (status, detail, kind of run, started and abandoned times)
+    into a partial run; return a problem writing it, or None."""
     try:
         write_json_file(path / INCOMPLETE_NAME, {"status": status, "detail": detail,
-                                                 "started_utc": started_utc,
+                                                 "kind": kind, "started_utc": started_utc,
                                                  "abandoned_utc": utc_now()})
     except OSError as err:
         return f"could not write {INCOMPLETE_NAME} ({err})"
@@ -115,13 +117,13 @@ def mark_incomplete(path: Path, status: str, detail: str, started_utc: str = "")
 
 
 @contextmanager
-def staged_run_dir(parent: Path, name: str) -> Iterator[Path]:
-    """Yield ``<parent>/.<name>.partial`` to write a run into; rename it to ``<parent>/<name>``
-    when the block completes.
+def staged_run_dir(parent: Path, name: str, kind: str | None = None) -> Iterator[Path]:
+    """Yield ``<parent>/.<name>.partial`` to write a run (of ``kind``) into; rename it to
+    ``<parent>/<name>`` when the block completes.
 
     If the block raises (or is interrupted), the folder keeps its ``.partial`` name, gets an
-    ``INCOMPLETE.json`` naming the error, and nothing written so far is deleted. An existing
-    finished run of that name is never overwritten.
+    ``INCOMPLETE.json`` naming the error (and the kind), and nothing written so far is deleted.
+    An existing finished run of that name is never overwritten.
     """
     if not name or "/" in name or name.startswith("."):
         raise ValueError(f"run name {name!r} must be a plain folder name")
@@ -138,7 +140,7 @@ def staged_run_dir(parent: Path, name: str) -> Iterator[Path]:
     try:
         yield staging
     except BaseException as err:
-        mark_incomplete(staging, type(err).__name__, str(err), started)
+        mark_incomplete(staging, type(err).__name__, str(err), started, kind)
         raise
     os.rename(staging, final)
 
@@ -238,7 +240,7 @@ class RunWriter:
             self.close_log()
         except OSError as err:
             return f"closing the log failed too ({err})"
-        return mark_incomplete(self.path, status, detail, self.started_utc)
+        return mark_incomplete(self.path, status, detail, self.started_utc, "build")
 
 
 @dataclass(frozen=True)

@@ -52,15 +52,17 @@ def _row(run: RunRecord) -> dict[str, Any]:
 
 
 def _partial_row(path: Path) -> dict[str, Any]:
-    status, note = "incomplete", "no manifest was written"
+    status, note, kind = "incomplete", "no manifest was written", None
     marker = path / INCOMPLETE_NAME
     if marker.is_file():
         try:
             data = read_json_object(marker)
             status, note = str(data.get("status", status)), str(data.get("detail", ""))
+            kind = data.get("kind") if data.get("kind") in KINDS else None
         except RunDirError as err:
             note = str(err)
-    return {"run_name": path.name, "status": status, "path": str(path), "note": note}
+    return {"run_name": path.name, "kind": kind, "status": status, "path": str(path),
+            "note": note}
 
 
 def list_runs(runs_dir: str | Path, include_partial: bool = False,
@@ -81,8 +83,9 @@ def list_runs(runs_dir: str | Path, include_partial: bool = False,
         if not path.is_dir():
             continue
         if path.name.endswith(PARTIAL_SUFFIX):
-            if include_partial and kind is None:
-                rows.append(_partial_row(path))
+            row = _partial_row(path)
+            if include_partial and kind in (None, row["kind"]):
+                rows.append(row)
             continue
         if not (path / MANIFEST_NAME).is_file():
             if include_partial and kind is None:

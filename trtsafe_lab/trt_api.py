@@ -15,13 +15,14 @@ from typing import Any
 
 from trtsafe_lab._optional import require
 
-# enqueue: the 11.4 names file lists `execute_async`; 10.x calls it `execute_async_v3`.
-EXECUTE_NAMES = ("execute_async_v3", "execute_async")
-# engine device memory: `device_memory_size_v2` (10.x+), `device_memory_size` (older).
-DEVICE_MEMORY_NAMES = ("device_memory_size_v2", "device_memory_size")
+# enqueue and engine device memory, as NVIDIA's 11.1 bindings source (pyCore.cpp) binds them:
+# IExecutionContext.execute_async_v3(stream_handle), ICudaEngine.device_memory_size_v2. The
+# 11.4 names file has no name with a digit at all (its `execute_async` is `execute_async_v3`
+# cut at the digit), and the 11.1 bindings have no `execute_async` / `device_memory_size`.
+EXECUTE_NAMES = ("execute_async_v3",)
+DEVICE_MEMORY_NAMES = ("device_memory_size_v2",)
 # (Logger is explained as the tail of ILogger; Runtime is declared in tests/test_tensorrt_names.py)
-NOT_IN_NAMES_FILE = ("Runtime", "Logger", "execute_async_v3", "device_memory_size_v2",
-                     "device_memory_size")
+NOT_IN_NAMES_FILE = ("Runtime", "Logger", "execute_async_v3", "device_memory_size_v2")
 # Bytes per element by TensorRT DataType member name (sub-byte types rounded up per tensor).
 DTYPE_BITS = {"FLOAT": 32, "HALF": 16, "BF16": 16, "INT8": 8, "UINT8": 8, "BOOL": 8, "FP8": 8,
               "INT32": 32, "INT64": 64, "INT4": 4, "FP4": 4, "E8M0": 8}

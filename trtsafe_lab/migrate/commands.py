@@ -143,7 +143,7 @@ def _check_trtexec(argv: list[Word], name: str, file: str, facts: CommandFacts) 
         elif opt in SAFE_DEPRECATED_FLAGS and name == TRTEXEC_SAFE:
             facts.findings.append(
                 make_finding(
-                    "deprecated-trtexec-safe-flag",
+                    "no-op-flag",
                     file,
                     word.line,
                     f"trtexec_safe --{opt} ({DEPRECATED_SAFE_FLAGS[opt]})",

@@ -119,11 +119,12 @@ _RULE_LIST: tuple[Rule, ...] = (
         "the answer and report its tactic failures.",
     ),
     Rule(
-        "deprecated-trtexec-safe-flag",
+        "no-op-flag",
         WARNING,
-        "`trtexec_safe --useCudaGraph` / `--separateProfileRun`",
-        "this trtexec_safe flag is deprecated in 11.x (CUDA graphs are on by default; the "
-        "separate profile run always happens); it is still accepted with a warning.",
+        "`trtexec_safe --useCudaGraph` / `--separateProfileRun` (no-ops in 11.x)",
+        "this trtexec_safe flag is deprecated and a no-op in 11.x (trtSafeExec.cpp: CUDA graphs "
+        "are on by default; the separate profile run always happens); it is still accepted "
+        "with a warning.",
         "Drop the flag (use --noCudaGraph to turn CUDA graphs off).",
     ),
     Rule(

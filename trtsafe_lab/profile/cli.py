@@ -1,4 +1,4 @@
-"""``trtsafe-lab profile compare|reference|engine``: aux-stream versus single-stream profiling."""
+"""``trtsafe-lab profile compare|reference|engine|trtexec``: aux-stream profiling."""
 
 from __future__ import annotations
 
@@ -36,6 +36,9 @@ def _compare(args: argparse.Namespace) -> int:
         table = compare_runs(runs, baseline=args.baseline, metric=args.metric)
     except (ExportError, ValueError) as err:
         raise UsageError(str(err)) from err
+    for run in runs:  # runs that are not per-iteration records say what their samples are
+        if str(run.info.get("statistics", "")).startswith("summary-only"):
+            print(f"note: {run.name}: {run.info['statistics']}", file=sys.stderr)
     if args.format == "json":
         json.dump(to_json_records(table), sys.stdout, indent=1)
         print()
@@ -143,3 +146,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                      help="timed inferences per run (default: 200)")
     eng.add_argument("--out", default="out/profile", help="parent folder of the run directories")
     eng.set_defaults(func=_engine)
+
+    from trtsafe_lab.profile.trtexec_cli import register_trtexec
+
+    register_trtexec(sub)

@@ -31,7 +31,7 @@ def write_run_dir(
     """Write profile run ``parent/name`` (kind ``profile``); refuses to overwrite an existing
     run. ``info`` becomes the manifest's own fields; ``extra`` maps more file names to JSON
     payloads (e.g. ``run.graph.json``: layer info). Returns the run's path."""
-    with rundir.staged_run_dir(Path(parent), name) as staging:
+    with rundir.staged_run_dir(Path(parent), name, "profile") as staging:
         files: dict[str, Any] = {TIMING: records, **(extra or {})}
         if kernels is not None:
             files[KERNELS] = kernels

@@ -5,8 +5,10 @@ directory (``<run>/artifacts/``), resolves relative input paths against the call
 directory, runs the tool through :class:`~trtsafe_lab.trtexec.runner.ProcessRunner` (every
 line goes to the log file, the progress tracker and an optional callback) and finishes the run
 directory. ``cancel()`` may be called from another thread; Ctrl-C / a notebook interrupt
-cancels too. A cancel, timeout, crash (killed by a signal) or write error leaves the run under
-its ``.partial`` name; a tool that exits by itself, even with an error, gives a finished run.
+cancels too (and SIGTERM/SIGHUP, where the caller uses
+:func:`~trtsafe_lab.trtexec.runner.signals_as_interrupt`, as ``trtsafe-lab build`` does).
+A cancel, timeout, crash (killed by a signal) or write error leaves the run under its
+``.partial`` name; a tool that exits by itself, even with an error, gives a finished run.
 """
 
 from __future__ import annotations
@@ -34,7 +36,12 @@ from trtsafe_lab.trtexec.rules import (
     enforce,
     expected_artifacts,
 )
-from trtsafe_lab.trtexec.runner import STATUS_EXITED, ProcessResult, ProcessRunner
+from trtsafe_lab.trtexec.runner import (
+    STATUS_EXITED,
+    ProcessResult,
+    ProcessRunner,
+    SignalInterrupt,
+)
 
 ENV_VARS_RECORDED = ("CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "PATH", "TRT_LIB_DIR")
 
@@ -242,8 +249,9 @@ class TrtexecBuild:
             if self._cancelled:
                 self._runner.cancel()
             proc = self._runner.run()
-        except KeyboardInterrupt:
-            writer.abandon("cancelled", "interrupted (KeyboardInterrupt); process group ended")
+        except KeyboardInterrupt as interrupt:
+            what = str(interrupt) if isinstance(interrupt, SignalInterrupt) else "SIGINT"
+            writer.abandon("cancelled", f"interrupted ({what}); process group ended")
             self.progress.finish("cancelled")
             raise
         except _WriteFailed as failed:

@@ -17,6 +17,7 @@ from trtsafe_lab.trtexec.dry_run import describe_command
 from trtsafe_lab.trtexec.options import TOOLS, TrtexecCommand, parse_flags
 from trtsafe_lab.trtexec.progress import ProgressTracker, TerminalProgressBar
 from trtsafe_lab.trtexec.rules import RuleViolation, check_command, refusals
+from trtsafe_lab.trtexec.runner import SignalInterrupt, signals_as_interrupt
 from trtsafe_lab.trtexec.version import TrtVersion, VersionDetectionError, detect_version
 
 
@@ -94,7 +95,12 @@ def _cli(args: argparse.Namespace) -> int:
                          on_line=None if bar else lambda _s, line: print(line, flush=True),
                          progress=tracker)
     try:
-        result = build.run()
+        with signals_as_interrupt():  # SIGTERM/SIGHUP: like Ctrl-C (group ended, run kept)
+            result = build.run()
+    except SignalInterrupt as sig:
+        print(f"trtsafe-lab build: stopped by {sig}; the tool's process group was ended and "
+              f"the partial run kept (INCOMPLETE.json) under {args.runs}", file=sys.stderr)
+        return 128 + sig.signum
     except RuleViolation as err:
         raise UsageError(str(err)) from err
     except BuildAbortedError as err:

@@ -5,8 +5,12 @@
 the flag and what to do instead. :func:`expected_artifacts` says which files a run should
 produce or needs (engine, companion ``.so``, exports, timing cache).
 
-Sources: reference/tensorrt-facts.md (NVIDIA's 10.x -> 11.x safety migration guide and the
-trtexec 11.x notes). Rules that are this toolkit's own inference, not NVIDIA's words, say so.
+Every flag is first checked against the flag table of the command's tool and version, derived
+from NVIDIA's sources (:mod:`trtsafe_lab.trtexec.flag_check`: unknown flags with the closest real
+ones, wrong value kinds, repeats, removed / no-op / deprecated flags). The rules here add the
+safety workflow and migration advice: reference/tensorrt-facts.md (NVIDIA's 10.x -> 11.x safety
+migration guide and the trtexec 11.x notes). Rules that are this toolkit's own inference, not
+NVIDIA's words, say so.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from trtsafe_lab.trtexec.flag_check import check_flags
+from trtsafe_lab.trtexec.flag_table import load_table
 from trtsafe_lab.trtexec.options import TrtexecCommand
 
 # Precision flags removed in 11.x (networks are strongly typed) -> the 11.x way to get the same.
@@ -27,7 +33,8 @@ REMOVED_PRECISION_FLAGS: dict[str, str] = {
     "calib": "replace the calibration cache with explicit Q/DQ nodes in the ONNX model "
     "(e.g. from NVIDIA ModelOpt)",
 }
-# trtexec_safe flags deprecated in 11.x but still accepted -> what they do now.
+# trtexec_safe flags deprecated in 11.x but still accepted -> what they do now (used by the
+# migration checker; the build rules read no-op/deprecated status from the flag tables).
 DEPRECATED_SAFE_FLAGS: dict[str, str] = {
     "useCudaGraph": "CUDA graphs are on by default; use --noCudaGraph to turn them off",
     "separateProfileRun": "profiling always runs separately now",
@@ -109,22 +116,6 @@ def _check_11x(cmd: TrtexecCommand) -> list[BuildRuleFinding]:
                 "typed, so precision comes from the model, not from builder flags.",
                 f"remove --{name} and {instead}; or build with TensorRT 10.x, where it is valid.",
             ))
-    if cmd.tool_kind == "trtexec_safe":
-        for name, now in DEPRECATED_SAFE_FLAGS.items():
-            if cmd.has(name):
-                found.append(_warn(
-                    "deprecated-trtexec-safe-flag", name,
-                    f"--{name} is deprecated in trtexec_safe 11.x and ignored ({now}).",
-                    f"drop --{name}.",
-                ))
-    else:
-        for name, now in NO_OP_11X_FLAGS.items():
-            if cmd.has(name):
-                found.append(_warn(
-                    "no-op-flag-11x", name,
-                    f"--{name} is a no-op kept for compatibility in trtexec 11.x ({now}).",
-                    f"drop --{name}.",
-                ))
     return found
 
 
@@ -165,9 +156,26 @@ def _check_safety(cmd: TrtexecCommand) -> list[BuildRuleFinding]:
     return found
 
 
+def _specific_rule_flags(cmd: TrtexecCommand) -> frozenset[str]:
+    """Flags whose problems a rule below explains better than the generic table check."""
+    keys = {"--maxAuxStreams"}
+    if cmd.version.is_11x and cmd.tool_kind == "trtexec":
+        keys |= {f"--{name}" for name in (*REMOVED_PRECISION_FLAGS, "restricted")}
+    if not cmd.version.has_companion_so or cmd.tool_kind == "trtexec":
+        keys |= {f"--{name}" for name in COMPANION_SO_FLAGS}
+    return frozenset(keys)
+
+
+def check_table(cmd: TrtexecCommand) -> list[BuildRuleFinding]:
+    """The flag-table findings for ``cmd`` (:func:`~trtsafe_lab.trtexec.flag_check.check_flags`)."""
+    table = load_table(cmd.tool_kind, cmd.version)
+    issues = check_flags(table, [f.to_arg() for f in cmd.flags], _specific_rule_flags(cmd))
+    return [BuildRuleFinding(i.rule, i.flag, i.severity, i.message, i.fix) for i in issues]
+
+
 def check_command(cmd: TrtexecCommand) -> list[BuildRuleFinding]:
-    """Every refusal and warning for ``cmd``, in rule order."""
-    found: list[BuildRuleFinding] = []
+    """Every refusal and warning for ``cmd``: the flag-table check, then the rules, in order."""
+    found: list[BuildRuleFinding] = check_table(cmd)
     if cmd.has("maxAuxStreams"):
         raw = cmd.value("maxAuxStreams")
         try:
