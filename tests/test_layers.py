@@ -66,6 +66,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # Run records: run directories of every kind, engine + companion .so pairs.
     ("records", (
         "trtsafe_lab.rundir", "trtsafe_lab.profile.rundir", "trtsafe_lab.artifacts",
+        "trtsafe_lab.profile.identity",
     )),
     # Runs: drive a source and write a run record (builds, sweeps, profile runs).
     ("runs", (
@@ -77,10 +78,13 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("tables", (
         "trtsafe_lab.runs_table",
         "trtsafe_lab.profile.loaders", "trtsafe_lab.profile.compare", "trtsafe_lab.profile.layers",
+        "trtsafe_lab.profile.workload", "trtsafe_lab.profile.critical",
+        "trtsafe_lab.profile.sweep",
     )),
     # Views: matplotlib Figures and ipywidgets panels built from tables.
     ("views", (
-        "trtsafe_lab.logs.plots", "trtsafe_lab.profile.plots", "trtsafe_lab.runtime.view",
+        "trtsafe_lab.logs.plots", "trtsafe_lab.profile.plots", "trtsafe_lab.profile.plots_analysis",
+        "trtsafe_lab.runtime.view",
         "trtsafe_lab.trtexec.panel", "trtsafe_lab.widgets", "trtsafe_lab.widgets.*",
     )),
     # Facades: one object per workflow whose methods return tables and figures, and the package
