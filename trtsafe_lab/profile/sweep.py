@@ -23,7 +23,6 @@ other run is both faster and smaller).
 
 from __future__ import annotations
 
-import re
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,6 +31,8 @@ from typing import Any
 import pandas as pd
 
 from trtsafe_lab.files import write_json_atomic
+from trtsafe_lab.logs.build_summary import summarize_build
+from trtsafe_lab.logs.columns import ACTIVATION_MEMORY_BYTES, AUX_STREAMS, MULTI_STREAM_DISABLED
 from trtsafe_lab.profile.compare import compare_runs
 from trtsafe_lab.profile.identity import engine_record
 from trtsafe_lab.profile.loaders import Run, load_profile_run
@@ -42,23 +43,18 @@ SWEEP_TABLE_COLUMNS = ("setting", "run", "workload", "aux_streams_used", "p50_ms
                        "p99_ms", "memory_bytes", "memory_source", "speedup", "speedup_ci_low",
                        "speedup_ci_high", "on_pareto_front")
 BUILD_LOG = "build.log"  # a build log copied into a profile run directory by the engine sweep
-_ACTIVATION = re.compile(r"Total Activation Memory:\s*(\d+)")
-_AUX = re.compile(r"Number of aux streams is (\d+)")
-_NO_MULTI = "Multi stream is disabled"
-
-
 def build_log_facts(text: str) -> dict[str, int | None]:
-    """The aux-stream and memory facts of a build log: ``activation_memory_bytes`` (the last
-    ``Total Activation Memory: N [bytes]``) and ``aux_streams`` ("Number of aux streams is N";
-    0 when TensorRT says multi-stream was disabled). None where the log does not say.
-
-    Interim reader of the few lines the sweep needs, until the logs job's build summary offers
-    them.
+    """The aux-stream and memory facts a sweep needs from a build log, read by the logs job's
+    build summary (:func:`trtsafe_lab.logs.build_summary.summarize_build`):
+    ``activation_memory_bytes`` (the last ``Total Activation Memory: N``) and ``aux_streams``
+    ("Number of aux streams is N"; 0 when TensorRT says multi-stream was disabled). None where
+    the log does not say.
     """
-    memory = [int(m.group(1)) for m in _ACTIVATION.finditer(text)]
-    aux = [int(m.group(1)) for m in _AUX.finditer(text)]
-    used = aux[-1] if aux else (0 if _NO_MULTI in text else None)
-    return {"activation_memory_bytes": memory[-1] if memory else None, "aux_streams": used}
+    row = summarize_build(text.splitlines())
+    used = row[AUX_STREAMS]
+    if used is None and row[MULTI_STREAM_DISABLED]:
+        used = 0
+    return {ACTIVATION_MEMORY_BYTES: row[ACTIVATION_MEMORY_BYTES], AUX_STREAMS: used}
 
 
 def _setting(run: Run) -> Any:
