@@ -87,7 +87,11 @@ _STANDALONE = re.compile(
 
 @dataclass
 class Prefix:
-    """What the start of one line says about its record."""
+    """What the start of one line says about its record.
+
+    Records of identical lines share one object (see :func:`line_parts`): read-only once
+    :func:`parse_prefix` has built it.
+    """
 
     timestamp: str = ""
     severity: str = ""
