@@ -1,0 +1,95 @@
+"""Interactive tables in notebooks and HTML reports: sortable, searchable, paged, nothing cut.
+
+Built on `itables <https://mwouts.github.io/itables/>`_ (DataTables) in its offline mode: the
+JavaScript is embedded in the output of :func:`init_interactive_tables`, so the tables work with
+no network, in JupyterLab and in the self-contained HTML of ``trtsafe-lab report``. Needs the
+``notebook`` extra; itables is imported when a function here is called.
+
+- :func:`init_interactive_tables`: call once at the top of a notebook; every DataFrame shown
+  afterwards is interactive, as wide as the output area, long text wrapped (never clipped or
+  shortened with ``...``).
+- :func:`show_table`: one table with every value escaped as text and file paths shown as file
+  names, the full path on hover.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from trtsafe_lab._optional import require
+from trtsafe_lab.text import for_html
+from trtsafe_lab.widgets.tables import PATH_COLUMNS, display_value, short_names
+
+#: CSS given with every table: cells wrap anywhere (a long layer name breaks rather than widen
+#: the table past the output area), headers too; rows compact.
+TABLE_CSS = (
+    ".dt-container{max-width:100%}"
+    ".dt-container table.dataTable{width:100%!important;max-width:100%}"
+    ".dt-container table.dataTable td,.dt-container table.dataTable th{white-space:normal;"
+    "overflow-wrap:anywhere;word-break:normal;text-align:left;vertical-align:top;"
+    "font-size:12px;line-height:1.35}"
+)
+#: Rows a page offers (-1: all).
+LENGTH_MENU: tuple[int, ...] = (10, 25, 50, 100, -1)
+
+
+def _itables() -> Any:
+    return require("itables", feature="Interactive tables")
+
+
+def configure() -> None:
+    """Set the table options this project uses (wrapping, full width, no logo, page sizes)."""
+    options = _itables().options
+    options.classes = "display compact"  # not itables' default "nowrap": long text wraps
+    options.style = "table-layout:auto;width:100%;margin:0;caption-side:bottom"
+    options.css = TABLE_CSS
+    options.display_logo_when_loading = False
+    options.lengthMenu = list(LENGTH_MENU)
+    options.maxBytes = "2MB"  # a failure table of a few thousand rows, not downsampled
+    options.showIndex = False
+
+
+def init_interactive_tables() -> None:
+    """Make every DataFrame shown in this notebook an interactive table (offline mode).
+
+    Call once near the top of a notebook. Its output carries the DataTables code: keep it (a
+    notebook saved without it shows "Loading..." in place of the tables).
+    """
+    configure()
+    _itables().init_notebook_mode(all_interactive=True, connected=False)
+
+
+def table_for_display(table: pd.DataFrame,
+                      path_columns: Sequence[str] = PATH_COLUMNS) -> pd.DataFrame:
+    """``table`` with every value as escaped HTML text (:func:`trtsafe_lab.text.for_html`) and
+    path columns as file names in a ``<span>`` whose ``title`` is the full path."""
+    shown = pd.DataFrame(index=table.index)
+    for column in table.columns:
+        values = table[column]
+        if column in path_columns:
+            names = short_names(values.dropna())
+            shown[for_html(column)] = [
+                f'<span title="{for_html(v)}">{for_html(names.get(str(v), v))}</span>'
+                if display_value(v) else "" for v in values]
+        elif pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
+            shown[for_html(column)] = values  # numbers stay numbers (they sort as numbers)
+        else:
+            shown[for_html(column)] = [for_html(display_value(v)) for v in values]
+    return shown
+
+
+def show_table(table: pd.DataFrame, *, caption: str | None = None,
+               path_columns: Sequence[str] = PATH_COLUMNS, **options: Any) -> None:
+    """Display ``table`` as an interactive table: values shown as text (names with ``<``, ``$``
+    or escape codes included), paths as file names with the full path on hover.
+
+    ``options`` go to ``itables.show`` (e.g. ``pageLength=25``, ``order=[]``).
+    """
+    configure()
+    shown = table_for_display(table, path_columns)
+    if caption is not None:
+        options["caption"] = for_html(caption)
+    _itables().show(shown, allow_html=True, **options)
