@@ -23,15 +23,21 @@ from trtsafe_lab._optional import require
 from trtsafe_lab.text import for_html
 from trtsafe_lab.widgets.tables import PATH_COLUMNS, display_value, short_names
 
-#: CSS given with every table: cells wrap anywhere (a long layer name breaks rather than widen
-#: the table past the output area), headers too; rows compact.
+#: CSS given with every table: as wide as the output area, cells wrap at spaces (and inside a
+#: word only when it alone is wider than the cell), headers on one line, rows compact. Columns of
+#: long text (class ``trtsafe-long``, set by :func:`show_table`) may break anywhere, so a long
+#: layer name wraps rather than widen the table past the output area.
 TABLE_CSS = (
     ".dt-container{max-width:100%}"
     ".dt-container table.dataTable{width:100%!important;max-width:100%}"
     ".dt-container table.dataTable td,.dt-container table.dataTable th{white-space:normal;"
-    "overflow-wrap:anywhere;word-break:normal;text-align:left;vertical-align:top;"
+    "overflow-wrap:break-word;word-break:normal;text-align:left;vertical-align:top;"
     "font-size:12px;line-height:1.35}"
+    ".dt-container table.dataTable th{white-space:nowrap}"
+    ".dt-container table.dataTable td.trtsafe-long{overflow-wrap:anywhere;min-width:8em}"
 )
+#: Text columns whose longest value is longer than this are ``trtsafe-long`` (break anywhere).
+LONG_TEXT = 24
 #: Rows a page offers (-1: all).
 LENGTH_MENU: tuple[int, ...] = (10, 25, 50, 100, -1)
 
@@ -92,4 +98,8 @@ def show_table(table: pd.DataFrame, *, caption: str | None = None,
     shown = table_for_display(table, path_columns)
     if caption is not None:
         options["caption"] = for_html(caption)
+    long = [i for i, column in enumerate(table.columns) if column not in path_columns
+            and max((len(display_value(v)) for v in table[column]), default=0) > LONG_TEXT]
+    if long and "columnDefs" not in options:
+        options["columnDefs"] = [{"targets": long, "className": "trtsafe-long"}]
     _itables().show(shown, allow_html=True, **options)
