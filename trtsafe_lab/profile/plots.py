@@ -17,6 +17,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from trtsafe_lab.profile.loaders import Run
+from trtsafe_lab.text import for_matplotlib
 
 
 def _axes(ax: Axes | None, size: tuple[float, float] = (6.4, 4.0)) -> tuple[Figure, Axes]:
@@ -49,7 +50,7 @@ def plot_latency_distribution(samples: pd.DataFrame, *, column: str = "latency_m
         if values.size > 1 and np.ptp(values) > 0:
             panel.violinplot(values, showextrema=False)
         panel.boxplot(values, widths=0.3, showfliers=False)
-        panel.set_xticks([1], [str(name)], rotation=12, ha="right", fontsize=7)
+        panel.set_xticks([1], [for_matplotlib(name)], rotation=12, ha="right", fontsize=7)
         panel.tick_params(axis="y", labelsize=7)
         if i == 0:
             panel.set_ylabel(column.replace("_ms", " (ms)"))
@@ -62,7 +63,7 @@ def plot_latency_ecdf(samples: pd.DataFrame, *, column: str = "latency_ms",
     fig, ax = _axes(ax)
     for name, group in samples.groupby("run", sort=False):
         x = np.sort(group[column].to_numpy())
-        ax.step(x, np.arange(1, x.size + 1) / x.size, where="post", label=str(name))
+        ax.step(x, np.arange(1, x.size + 1) / x.size, where="post", label=for_matplotlib(name))
     ax.set_xlabel(column.replace("_ms", " (ms)"))
     ax.set_ylabel("fraction of iterations ≤ x")
     ax.set_title("Latency ECDF")
@@ -84,10 +85,10 @@ def plot_speedup(comparison: pd.DataFrame, *, ax: Axes | None = None) -> Figure:
     if len(ideal) and np.isfinite(ideal).any():
         ax.scatter(x, ideal, marker="_", s=600, color="tab:red", zorder=3, label="ideal")
     ax.axhline(1.0, color="grey", lw=0.8, ls="--")
-    ax.set_xticks(x, rows["run"], rotation=15, ha="right", fontsize=8)
+    ax.set_xticks(x, [for_matplotlib(r) for r in rows["run"]], rotation=15, ha="right", fontsize=8)
     ax.set_ylabel("speedup vs baseline (median)")
-    ax.set_title(f"Speedup vs {comparison['run'].iloc[0] if len(comparison) else ''}",
-                 fontsize=9)
+    baseline = for_matplotlib(comparison["run"].iloc[0]) if len(comparison) else ""
+    ax.set_title(f"Speedup vs {baseline}", fontsize=9)
     ax.legend(fontsize=7)
     return fig
 
@@ -103,7 +104,7 @@ def plot_memory_vs_latency(comparison: pd.DataFrame, *, ax: Axes | None = None) 
     ax.scatter(rows["median_ms"], mem)
     for name, xv, yv in zip(rows["run"], rows["median_ms"], mem, strict=True):
         left = xv < rows["median_ms"].mean()
-        ax.annotate(str(name), (xv, yv), fontsize=7, xytext=(4 if left else -4, 4),
+        ax.annotate(for_matplotlib(name), (xv, yv), fontsize=7, xytext=(4 if left else -4, 4),
                     textcoords="offset points", ha="left" if left else "right")
     ax.margins(x=0.15, y=0.15)
     ax.set_xlabel("median latency (ms)")
@@ -138,9 +139,9 @@ def plot_layer_comparison(layers: dict[str, pd.DataFrame], *, overlapping: Seque
     for i, name in enumerate(merged.columns):
         over = name in overlapping
         ax.barh(y + i * height, merged[name].fillna(0), height,
-                label=f"{name} (overlapping streams)" if over else name,
+                label=for_matplotlib(f"{name} (overlapping streams)" if over else name),
                 hatch="//" if over else None)
-    ax.set_yticks(y + 0.4 - height / 2, [n[:40] for n in merged.index], fontsize=6)
+    ax.set_yticks(y + 0.4 - height / 2, [for_matplotlib(n[:40]) for n in merged.index], fontsize=6)
     ax.invert_yaxis()
     ax.set_xlabel("median time per layer (ms)")
     ax.set_title(f"Per-layer time ({len(merged)} layers)")
@@ -165,7 +166,7 @@ def plot_stream_timeline(timeline: pd.DataFrame, *, ax: Axes | None = None,
     span = float((timeline["start_ms"] + timeline["duration_ms"]).max() or 1.0)
     ax.set_xlim(-0.03 * span, 1.03 * span)
     ax.set_xlabel("ordering position (ms of profiled layer time, not measured start times)")
-    ax.set_title(title, fontsize=9)
+    ax.set_title(for_matplotlib(title), fontsize=9)
     if len(sync):
         ax.legend(fontsize=7, loc="upper center")
     return fig
@@ -185,7 +186,7 @@ def plot_kernel_timeline(kernels: pd.DataFrame, *, ax: Axes | None = None,
     ax.set_yticks(range(len(streams)), [f"stream {s}" for s in streams])
     ax.invert_yaxis()
     ax.set_xlabel("time (µs)")
-    ax.set_title(title, fontsize=9)
+    ax.set_title(for_matplotlib(title), fontsize=9)
     return fig
 
 

@@ -6,10 +6,13 @@ no network, in JupyterLab and in the self-contained HTML of ``trtsafe-lab report
 ``notebook`` extra; itables is imported when a function here is called.
 
 - :func:`init_interactive_tables`: call once at the top of a notebook; every DataFrame shown
-  afterwards is interactive, as wide as the output area, long text wrapped (never clipped or
-  shortened with ``...``).
-- :func:`show_table`: one table with every value escaped as text and file paths shown as file
-  names, the full path on hover.
+  afterwards (a cell's last expression or ``display(df)``) goes through :func:`table_html`.
+- :func:`show_table`: the same for one table, with a caption or DataTables options.
+
+:func:`table_html` shows every value as text (escaped, terminal colour codes removed, so a layer
+named ``<img src=x onerror=...>`` is shown, never rendered), file paths as file names with the
+full path on hover, long text wrapped (never clipped or shortened with ``...``), the table as
+wide as the output area.
 """
 
 from __future__ import annotations
@@ -55,51 +58,73 @@ def configure() -> None:
     options.display_logo_when_loading = False
     options.lengthMenu = list(LENGTH_MENU)
     options.maxBytes = "2MB"  # a failure table of a few thousand rows, not downsampled
-    options.showIndex = False
 
 
 def init_interactive_tables() -> None:
     """Make every DataFrame shown in this notebook an interactive table (offline mode).
 
     Call once near the top of a notebook. Its output carries the DataTables code: keep it (a
-    notebook saved without it shows "Loading..." in place of the tables).
+    notebook saved without it shows "Loading..." in place of the tables). DataFrames are then
+    rendered by :func:`table_html` (IPython's HTML formatter for ``pandas.DataFrame``).
     """
     configure()
-    _itables().init_notebook_mode(all_interactive=True, connected=False)
+    _itables().init_notebook_mode(all_interactive=False, connected=False)
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    if shell is not None:
+        shell.display_formatter.formatters["text/html"].for_type(pd.DataFrame, table_html)
 
 
 def table_for_display(table: pd.DataFrame,
                       path_columns: Sequence[str] = PATH_COLUMNS) -> pd.DataFrame:
     """``table`` with every value as escaped HTML text (:func:`trtsafe_lab.text.for_html`) and
-    path columns as file names in a ``<span>`` whose ``title`` is the full path."""
+    path columns as file names in a ``<span>`` whose ``title`` is the full path. A meaningful
+    index (named, or not 0..n-1) becomes ordinary columns first."""
+    if not isinstance(table.index, pd.RangeIndex) or any(table.index.names):
+        table = table.reset_index()
     shown = pd.DataFrame(index=table.index)
     for column in table.columns:
         values = table[column]
+        name = for_html(column)
         if column in path_columns:
             names = short_names(values.dropna())
-            shown[for_html(column)] = [
+            shown[name] = [
                 f'<span title="{for_html(v)}">{for_html(names.get(str(v), v))}</span>'
                 if display_value(v) else "" for v in values]
         elif pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
-            shown[for_html(column)] = values  # numbers stay numbers (they sort as numbers)
+            shown[name] = values  # numbers stay numbers (they sort as numbers)
         else:
-            shown[for_html(column)] = [for_html(display_value(v)) for v in values]
+            shown[name] = [for_html(display_value(v)) for v in values]
     return shown
+
+
+def _long_columns(table: pd.DataFrame, path_columns: Sequence[str]) -> list[int]:
+    """Positions (in :func:`table_for_display`'s columns) of columns holding long text."""
+    if not isinstance(table.index, pd.RangeIndex) or any(table.index.names):
+        table = table.reset_index()
+    return [i for i, column in enumerate(table.columns) if column not in path_columns
+            and max((len(display_value(v)) for v in table[column]), default=0) > LONG_TEXT]
+
+
+def table_html(table: pd.DataFrame, *, caption: str | None = None,
+               path_columns: Sequence[str] = PATH_COLUMNS, **options: Any) -> str:
+    """The HTML of ``table`` as an interactive table (needs :func:`init_interactive_tables`'s
+    output in the same page). ``options`` go to ``itables.to_html_datatable``."""
+    configure()
+    long = _long_columns(table, path_columns)
+    if long and "columnDefs" not in options:
+        options["columnDefs"] = [{"targets": long, "className": "trtsafe-long"}]
+    if caption is not None:
+        options["caption"] = for_html(caption)
+    return str(_itables().to_html_datatable(table_for_display(table, path_columns),
+                                            allow_html=True, connected=False, **options))
 
 
 def show_table(table: pd.DataFrame, *, caption: str | None = None,
                path_columns: Sequence[str] = PATH_COLUMNS, **options: Any) -> None:
-    """Display ``table`` as an interactive table: values shown as text (names with ``<``, ``$``
-    or escape codes included), paths as file names with the full path on hover.
+    """Display ``table`` as an interactive table (:func:`table_html`); ``options`` go to
+    ``itables.to_html_datatable`` (e.g. ``pageLength=25``, ``order=[]``)."""
+    from IPython.display import HTML, display
 
-    ``options`` go to ``itables.show`` (e.g. ``pageLength=25``, ``order=[]``).
-    """
-    configure()
-    shown = table_for_display(table, path_columns)
-    if caption is not None:
-        options["caption"] = for_html(caption)
-    long = [i for i, column in enumerate(table.columns) if column not in path_columns
-            and max((len(display_value(v)) for v in table[column]), default=0) > LONG_TEXT]
-    if long and "columnDefs" not in options:
-        options["columnDefs"] = [{"targets": long, "className": "trtsafe-long"}]
-    _itables().show(shown, allow_html=True, **options)
+    display(HTML(table_html(table, caption=caption, path_columns=path_columns, **options)))
