@@ -14,9 +14,12 @@ from pathlib import Path
 import pytest
 from builds_support import build_shared_object
 
-from trtsafe_lab._elf import ElfError, read_elf_header
+from trtsafe_lab._elf import ElfError, read_elf
 from trtsafe_lab.artifacts import PairError, SafeEnginePair, check_runtime_path
 from trtsafe_lab.cli import main
+
+# Test data standing in for a serialized engine (binary, as real engines are; not TensorRT's).
+ENGINE_BYTES = b"test engine, not TensorRT\0" + bytes(range(256))
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +40,7 @@ def elf_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def pair(tmp_path: Path, elf_dir: Path) -> SafeEnginePair:
     engine = tmp_path / "deploy dir" / "net.engine"
     engine.parent.mkdir()
-    engine.write_bytes(b"engine bytes (test data, not a TensorRT engine)")
+    engine.write_bytes(ENGINE_BYTES)
     shutil.copyfile(elf_dir / "x86.so", f"{engine}.so")
     made = SafeEnginePair.of(engine)
     made.write_manifest("11.4.0", ["trtexec", "--safe", f"--saveEngine={engine}"])
@@ -45,12 +48,12 @@ def pair(tmp_path: Path, elf_dir: Path) -> SafeEnginePair:
 
 
 def test_elf_header_of_real_files(elf_dir: Path) -> None:
-    so = read_elf_header(elf_dir / "x86.so")
+    so = read_elf(elf_dir / "x86.so")
     assert (so.type_name, so.machine_name, so.elf_class) == ("ET_DYN", "x86_64", 64)
-    assert read_elf_header(elf_dir / "aarch64.so").machine_name == "aarch64"
-    assert read_elf_header(elf_dir / "obj.o").type_name == "ET_REL"
+    assert read_elf(elf_dir / "aarch64.so").machine_name == "aarch64"
+    assert read_elf(elf_dir / "obj.o").type_name == "ET_REL"
     with pytest.raises(ElfError, match="not an ELF"):
-        read_elf_header(Path(__file__))
+        read_elf(Path(__file__))
 
 
 def test_sound_pair_and_manifest_fields(pair: SafeEnginePair) -> None:
@@ -73,7 +76,7 @@ def test_missing_and_empty_files(tmp_path: Path) -> None:
 
 def test_wrong_machine_and_wrong_type(tmp_path: Path, elf_dir: Path) -> None:
     engine = tmp_path / "a.engine"
-    engine.write_bytes(b"x")
+    engine.write_bytes(ENGINE_BYTES)
     arm = SafeEnginePair(engine, elf_dir / "aarch64.so")
     assert arm.validate(target="aarch64") == []
     assert any("built for aarch64, expected x86_64" in p for p in arm.validate())

@@ -6,11 +6,15 @@ import argparse
 from pathlib import Path
 
 from trtsafe_lab.artifacts import TARGETS, PairError, SafeEnginePair, default_manifest_path
+from trtsafe_lab.errors import UsageError
 
 
 def _cli(args: argparse.Namespace) -> int:
     pair = SafeEnginePair.of(args.engine, args.so)
     manifest = Path(args.manifest) if args.manifest else default_manifest_path(pair.engine)
+    if args.manifest and not manifest.is_file():  # a FIFO or /dev/zero would never end
+        raise UsageError(f"--manifest {manifest} is not a regular file; give the pair's "
+                         ".pair.json written by the build")
     use_manifest = manifest if (args.manifest or manifest.is_file()) else None
     try:
         problems = pair.validate(args.target, use_manifest, args.runtime_path)

@@ -32,6 +32,8 @@ from typing import IO, Any
 
 import pandas as pd
 
+from trtsafe_lab.files import write_json_atomic
+
 PARTIAL_SUFFIX = ".partial"
 LOG_NAME = "build.log"
 FAILURES_NAME = "failures.csv"
@@ -59,12 +61,9 @@ def utc_now() -> str:
 
 
 def write_json_file(path: Path, data: Any) -> None:
-    """Write JSON through a temporary file and rename, so a reader never sees half a file."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=2, sort_keys=True, default=str)
-        handle.write("\n")
-    os.replace(tmp, path)
+    """Write JSON atomically (:func:`trtsafe_lab.files.write_json_atomic`: unique temporary,
+    rename), so a reader never sees half a file and concurrent writers never collide."""
+    write_json_atomic(path, data)
 
 
 class RunDirError(RuntimeError):

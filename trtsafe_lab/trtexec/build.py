@@ -23,6 +23,7 @@ from typing import Any
 
 from trtsafe_lab import __version__
 from trtsafe_lab.artifacts import SafeEnginePair
+from trtsafe_lab.files import OutputClaim, OutputInUseError
 from trtsafe_lab.logs import LogParser
 from trtsafe_lab.rundir import FAILURES_NAME, LOG_NAME, RunWriter, utc_now
 from trtsafe_lab.trtexec.options import INPUT_PATH_FLAGS, OUTPUT_PATH_FLAGS, TrtexecCommand
@@ -206,6 +207,23 @@ class TrtexecBuild:
         cmd = TrtexecCommand(str(tool_path), cmd.flags, cmd.version)
         expected = expected_artifacts(cmd)
         before = {a.path: _stamp(a.path) for a in expected if a.role != "input"}
+        claim = OutputClaim([a.path for a in expected if a.role == "output"
+                             and not a.path.is_relative_to(writer.path)], f"run {writer.path}")
+        try:
+            claim.acquire()
+        except OutputInUseError as err:  # another run writes the same --saveEngine
+            writer.abandon("refused", str(err))
+            self.progress.finish("refused")
+            raise
+        try:
+            return self._run_claimed(writer, cmd, tool_path, warnings, expected, before)
+        finally:
+            claim.release()
+
+    def _run_claimed(self, writer: RunWriter, cmd: TrtexecCommand, tool_path: Path,
+                     warnings: list[Finding], expected: list[ExpectedArtifact],
+                     before: dict[Path, tuple[int, int] | None]) -> BuildResult:
+        """Run the tool and complete the run while this run holds its outputs' claims."""
         try:
             try:
                 writer.write_json("command.json", {
