@@ -163,7 +163,7 @@ def test_missing_values_render_blank() -> None:
                           "message": ["a", "b"]})
     page_html = render_page_html(page_of(table, 0, 10))
     assert "<NA>" not in page_html and "&lt;NA&gt;" not in page_html and "nan" not in page_html
-    assert "<td>10</td>" in page_html
+    assert "<td class='trtsafe-num'>10</td>" in page_html
 
 
 def test_display_value() -> None:

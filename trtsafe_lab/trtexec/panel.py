@@ -17,16 +17,17 @@ from typing import Any
 
 from trtsafe_lab._optional import require
 from trtsafe_lab.logs import columns as C
-from trtsafe_lab.text import for_html, strip_ansi
+from trtsafe_lab.text import for_html
 from trtsafe_lab.trtexec.build import BuildResult, TrtexecBuild
 from trtsafe_lab.trtexec.progress import ProgressState
 
 # The log box keeps its scroll position at the bottom (the newest line) by laying its content
 # out bottom-up (column-reverse): each redraw shows the end of the log without any script.
-LOG_STYLE = ("<style>.trtsafe-log-box{display:flex;flex-direction:column-reverse;height:300px;"
-             "overflow:auto;border:1px solid #ccc;background:#fafafa}"
-             ".trtsafe-log-box pre{margin:0;padding:4px 6px;font-size:11.5px;line-height:1.3;"
-             "white-space:pre-wrap;overflow-wrap:anywhere}</style>")
+# Inline styles: they apply wherever the widget's HTML is rendered.
+LOG_BOX_STYLE = ("display:flex;flex-direction:column-reverse;height:300px;overflow-y:auto;"
+                 "overflow-x:hidden;border:1px solid #ccc;background:#fafafa")
+LOG_PRE_STYLE = ("flex:none;margin:0;padding:4px 6px;font-size:11.5px;line-height:1.3;"
+                 "white-space:pre-wrap;overflow-wrap:anywhere")
 
 
 class BuildPanel:
@@ -43,7 +44,7 @@ class BuildPanel:
         self._trailing: threading.Timer | None = None
         self._lock = threading.Lock()
         self.thread: threading.Thread | None = None
-        self.phase = widgets.Label(value="not started")
+        self.phase = widgets.HTML(value="not started")  # HTML wraps; a Label would cut it
         self.bar = widgets.FloatProgress(value=0.0, min=0.0, max=1.0, description="progress")
         self.phases = widgets.HTML(value="")  # each phase seen, with its elapsed time
         self.phases.add_class("trtsafe-build-phases")
@@ -52,11 +53,11 @@ class BuildPanel:
         self.follow = widgets.ToggleButton(value=True, description="follow log", icon="pause",
                                            tooltip="pause to read: the log view stops moving")
         self.follow.observe(self._on_follow, names="value")
-        self.failures = widgets.Label(value="failures so far: 0")
+        self.failures = widgets.HTML(value="failures so far: 0")
         self.cancel_button = widgets.Button(description="Cancel", button_style="danger")
         self.cancel_button.on_click(lambda _b: self.build.cancel())
         self.widget: Any = widgets.VBox([
-            widgets.HBox([self.bar, self.phase, self.cancel_button, self.follow]),
+            widgets.HBox([self.bar, self.cancel_button, self.follow]), self.phase,
             self.phases, self.failures, self.log])
         self.widget.add_class("trtsafe-build-panel")
         self._started_at: float | None = None
@@ -78,13 +79,13 @@ class BuildPanel:
     def _on_failure(self, row: dict[str, Any]) -> None:
         self._n_failures += 1
         where = row.get(C.LAYER) or "no layer named"
-        self.failures.value = (f"failures so far: {self._n_failures}; last: {where} "
-                               f"({row.get(C.CATEGORY)}, {row.get(C.PHASE)})")
+        self.failures.value = for_html(f"failures so far: {self._n_failures}; last: {where} "
+                                       f"({row.get(C.CATEGORY)}, {row.get(C.PHASE)})")
 
     def _on_state(self, state: ProgressState) -> None:
         self.bar.value = state.fraction if state.fraction is not None else state.overall
         label = "/".join(state.path) or "starting"
-        self.phase.value = strip_ansi(f"{label} [{state.outcome}]" if state.outcome else label)
+        self.phase.value = for_html(f"{label} [{state.outcome}]" if state.outcome else label)
         now = time.monotonic()
         top = state.path[0] if state.path else None
         if top is not None and (not self._phase_starts or self._phase_starts[-1][0] != top):
@@ -152,7 +153,8 @@ class BuildPanel:
         self._last_refresh = now
         if self.follow.value:  # paused: the view stays as it is so it can be read
             text = for_html("\n".join(self._tail))
-            self.log.value = f"{LOG_STYLE}<div class='trtsafe-log-box'><pre>{text}</pre></div>"
+            self.log.value = (f"<div class='trtsafe-log-box' style='{LOG_BOX_STYLE}'>"
+                              f"<pre style='{LOG_PRE_STYLE}'>{text}</pre></div>")
 
     def _redraw_trailing(self) -> None:
         with self._lock:
@@ -164,7 +166,7 @@ class BuildPanel:
             self.result = self.build.run()
         except BaseException as err:  # shown in the panel and kept in .error, never swallowed
             self.error = err
-            self.phase.value = strip_ansi(f"error: {err}")
+            self.phase.value = for_html(f"error: {err}")
         finally:
             with self._lock:
                 if self._trailing is not None:
@@ -175,7 +177,7 @@ class BuildPanel:
             self._draw_phases()
             self.cancel_button.disabled = True
             if self.result is not None:
-                self.phase.value = strip_ansi(f"{self.phase.value} -> {self.result.run_dir}")
+                self.phase.value = f"{self.phase.value} → {for_html(self.result.run_dir)}"
 
     def start(self) -> BuildPanel:
         """Run the build on a background thread; returns self (display ``.widget``)."""

@@ -24,7 +24,7 @@ import pandas as pd
 
 from trtsafe_lab._optional import require
 from trtsafe_lab.text import for_html
-from trtsafe_lab.widgets.tables import PATH_COLUMNS, display_value, short_names
+from trtsafe_lab.widgets.tables import LONG_TEXT, PATH_COLUMNS, display_value, short_names
 
 #: CSS given with every table: as wide as the output area, cells wrap at spaces (and inside a
 #: word only when it alone is wider than the cell), headers on one line, rows compact. Columns of
@@ -39,8 +39,7 @@ TABLE_CSS = (
     ".dt-container table.dataTable th{white-space:nowrap}"
     ".dt-container table.dataTable td.trtsafe-long{overflow-wrap:anywhere;min-width:8em}"
 )
-#: Text columns whose longest value is longer than this are ``trtsafe-long`` (break anywhere).
-LONG_TEXT = 24
+
 #: Rows a page offers (-1: all).
 LENGTH_MENU: tuple[int, ...] = (10, 25, 50, 100, -1)
 

@@ -110,7 +110,7 @@ class ProfileDashboard:
             raise ValueError(f"selected runs {sorted(unknown)} are not among {names}")
         self.choose = w.SelectMultiple(options=[(strip_ansi(n), n) for n in names],
                                        value=tuple(selected or names), description="runs",
-                                       rows=min(6, len(names)), layout=w.Layout(width="60%"))
+                                       rows=min(6, len(names)), layout=w.Layout(width="55%"))
         first = list(self.choose.value)
         self.baseline = w.Dropdown(options=first, value=first[0], description="baseline")
         metrics = metrics_available(runs) or list(METRICS)
@@ -119,7 +119,7 @@ class ProfileDashboard:
         self.message = w.HTML()
         self.table = w.HTML()
         self.table.add_class("trtsafe-profile-table")
-        self.image = w.Image(format="png", layout=w.Layout(max_width="100%", height="auto"))
+        self.image = w.Image(format="png", layout=w.Layout(max_width="98%", height="auto"))
         self.image.add_class("trtsafe-profile-plot")
         self.comparison = pd.DataFrame()
         self.figure: Any = None  # the matplotlib Figure now shown, or None
@@ -127,7 +127,8 @@ class ProfileDashboard:
         for control in (self.choose, self.baseline, self.metric, self.view):
             control.observe(self._on_change, names="value")
         self.ui = w.VBox([
-            w.HBox([self.choose, w.VBox([self.baseline, self.view])]),
+            w.HBox([self.choose, w.VBox([self.baseline, self.view])],
+                   layout=w.Layout(flex_flow="row wrap")),
             self.metric, self.message, self.table, self.image,
         ])
         self.ui.add_class("trtsafe-profile-dashboard")
@@ -168,6 +169,7 @@ class ProfileDashboard:
         self.png = buffer.getvalue()
         self.image.width = str(round(figure.get_figwidth() * self.dpi))  # shown at its own size
         self.image.value = self.png
+        self.image.layout.display = None
 
     def _clear(self, message: str) -> None:
         """Nothing to compare: say why, and show no table or plot from an earlier choice."""
@@ -177,6 +179,7 @@ class ProfileDashboard:
         self.figure = None
         self.png = b""
         self.image.value = b""
+        self.image.layout.display = "none"  # an empty image would show as a broken one
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.ui._repr_mimebundle_(**kwargs)

@@ -7,6 +7,7 @@ widgets stay thin: each control change calls one of these functions and re-rende
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
@@ -20,14 +21,19 @@ ALL = "(all)"
 #: Columns that hold file paths: shown as file names, the full path on hover (``title``).
 PATH_COLUMNS: tuple[str, ...] = ("log", "file", "path", "run_dir", "source_path")
 #: CSS for the widgets' HTML tables (class ``trtsafe-table``): as wide as the output area and no
-#: wider, every cell wraps (long names break anywhere rather than widen the table), compact rows.
+#: wider; text wraps at spaces and hyphens, headers after underscores (``<wbr>``), numbers stay on
+#: one line, and cells of long text (``trtsafe-long``) break anywhere rather than widen the table.
 TABLE_STYLE = (
     "<style>.trtsafe-table{border-collapse:collapse;font-size:12px;line-height:1.35;"
     "width:100%;max-width:100%;table-layout:auto}"
     ".trtsafe-table td,.trtsafe-table th{padding:2px 6px;text-align:left;vertical-align:top;"
-    "white-space:normal;overflow-wrap:anywhere;word-break:normal}"
+    "white-space:normal;overflow-wrap:break-word;word-break:normal}"
+    ".trtsafe-table td.trtsafe-num{white-space:nowrap}"
+    ".trtsafe-table td.trtsafe-long{overflow-wrap:anywhere;min-width:8em}"
     ".trtsafe-table tbody tr:nth-child(odd){background:rgba(0,0,0,0.04)}</style>"
 )
+#: Text longer than this (characters) may break anywhere in a table cell.
+LONG_TEXT = 24
 
 
 def filter_table(
@@ -151,18 +157,23 @@ def html_table(rows: pd.DataFrame, *, classes: str = "trtsafe-table",
     values blank, path columns (:data:`PATH_COLUMNS`) as short names with the full path in the
     cell's ``title`` (shown on hover). Nothing is cut: long text wraps (:data:`TABLE_STYLE`)."""
     names = {c: short_names(rows[c].dropna()) for c in rows.columns if c in PATH_COLUMNS}
-    head = "".join(f"<th>{for_html(c)}</th>" for c in rows.columns)
+    head = "".join(f"<th>{for_html(c).replace('_', '_<wbr>')}</th>" for c in rows.columns)
     body = []
     for _index, row in rows.iterrows():
         cells = []
         for column, value in row.items():
-            text = (float_format.format(value) if isinstance(value, float) and not pd.isna(value)
+            number = isinstance(value, numbers.Number) and not isinstance(value, bool)
+            text = (float_format.format(value)
+                    if isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral)
+                    and not pd.isna(value)
                     else display_value(value))
             if column in names and text:
                 cells.append(f"<td title=\"{for_html(text)}\">"
                              f"{for_html(names[column].get(text, text))}</td>")
             else:
-                cells.append(f"<td>{for_html(text)}</td>")
+                kind = (" class='trtsafe-num'" if number
+                        else " class='trtsafe-long'" if len(text) > LONG_TEXT else "")
+                cells.append(f"<td{kind}>{for_html(text)}</td>")
         body.append(f"<tr>{''.join(cells)}</tr>")
     return (f"<table class=\"{classes}\"><thead><tr>{head}</tr></thead>"
             f"<tbody>{''.join(body)}</tbody></table>")
