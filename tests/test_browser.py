@@ -69,6 +69,21 @@ LAYOUT_JS = """() => {
                 + ' > clientWidth ' + e.clientWidth + ': ' + e.innerText.slice(0, 80));
         }
     }
+    // Boxes that stick out of their output area (or the report's page) are cut off there even
+    // when the box itself is not: a table wider than the output area, a long caption.
+    for (const e of document.querySelectorAll(
+            'td, th, caption, table, .dt-container, .jupyter-widgets, img, pre')) {
+        if (!visible(e)) continue;
+        const area = e.closest('.jp-OutputArea-output, .jp-Cell-inputWrapper')
+            || document.body;
+        if (area === e) continue;
+        const right = e.getBoundingClientRect().right, limit = area.getBoundingClientRect().right;
+        if (right > limit + 1) {
+            out.clipped.push(e.tagName.toLowerCase() + what(e) + ' ends at ' + Math.round(right)
+                + ' px, past its output area at ' + Math.round(limit) + ' px: '
+                + (e.innerText || e.getAttribute('src') || '').slice(0, 80));
+        }
+    }
     out.tables = [...document.querySelectorAll('table')].filter(visible).length;
     for (const e of document.querySelectorAll('td, th, option, .widget-label, button, caption')) {
         const text = e.innerText || e.textContent || '';

@@ -24,10 +24,17 @@ import pandas as pd
 
 from trtsafe_lab._optional import require
 from trtsafe_lab.text import for_html
-from trtsafe_lab.widgets.tables import LONG_TEXT, PATH_COLUMNS, display_value, short_names
+from trtsafe_lab.widgets.tables import (
+    LONG_TEXT,
+    PATH_COLUMNS,
+    PROSE_TEXT,
+    display_value,
+    short_names,
+)
 
 #: CSS given with every table: as wide as the output area, cells wrap at spaces (and inside a
-#: word only when it alone is wider than the cell), headers on one line, rows compact. Columns of
+#: word only when it alone is wider than the cell), headers after underscores (``<wbr>``),
+#: captions wrap, rows compact. Columns of
 #: long text (class ``trtsafe-long``, set by :func:`show_table`) may break anywhere, so a long
 #: layer name wraps rather than widen the table past the output area.
 TABLE_CSS = (
@@ -36,8 +43,11 @@ TABLE_CSS = (
     ".dt-container table.dataTable td,.dt-container table.dataTable th{white-space:normal;"
     "overflow-wrap:break-word;word-break:normal;text-align:left;vertical-align:top;"
     "font-size:12px;line-height:1.35}"
-    ".dt-container table.dataTable th{white-space:nowrap}"
-    ".dt-container table.dataTable td.trtsafe-long{overflow-wrap:anywhere;min-width:8em}"
+    ".dt-container table.dataTable th{overflow-wrap:normal}"
+    ".dt-container table.dataTable caption{white-space:normal;text-align:left;"
+    "overflow-wrap:anywhere}"
+    ".dt-container table.dataTable td.trtsafe-long{overflow-wrap:anywhere;min-width:5em}"
+    ".dt-container table.dataTable td.trtsafe-prose{overflow-wrap:anywhere;min-width:18em}"
 )
 
 #: Rows a page offers (-1: all).
@@ -79,13 +89,12 @@ def table_for_display(table: pd.DataFrame,
                       path_columns: Sequence[str] = PATH_COLUMNS) -> pd.DataFrame:
     """``table`` with every value as escaped HTML text (:func:`trtsafe_lab.text.for_html`) and
     path columns as file names in a ``<span>`` whose ``title`` is the full path. A meaningful
-    index (named, or not 0..n-1) becomes ordinary columns first."""
-    if not isinstance(table.index, pd.RangeIndex) or any(table.index.names):
-        table = table.reset_index()
+    index (named, or not integers) becomes ordinary columns first; row numbers are dropped."""
+    table = _plain_index(table)
     shown = pd.DataFrame(index=table.index)
     for column in table.columns:
         values = table[column]
-        name = for_html(column)
+        name = for_html(column).replace("_", "_<wbr>")  # long headers break after underscores
         if column in path_columns:
             names = short_names(values.dropna())
             shown[name] = [
@@ -98,12 +107,25 @@ def table_for_display(table: pd.DataFrame,
     return shown
 
 
-def _long_columns(table: pd.DataFrame, path_columns: Sequence[str]) -> list[int]:
-    """Positions (in :func:`table_for_display`'s columns) of columns holding long text."""
-    if not isinstance(table.index, pd.RangeIndex) or any(table.index.names):
-        table = table.reset_index()
-    return [i for i, column in enumerate(table.columns) if column not in path_columns
-            and max((len(display_value(v)) for v in table[column]), default=0) > LONG_TEXT]
+def _plain_index(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with a named or non-integer index as columns, and row numbers dropped (a
+    filtered table's 0, 3, 7... would read as data)."""
+    if any(table.index.names) or not pd.api.types.is_integer_dtype(table.index):
+        return table.reset_index()
+    return table.reset_index(drop=True)
+
+
+def _text_classes(table: pd.DataFrame, path_columns: Sequence[str]) -> list[dict[str, Any]]:
+    """DataTables ``columnDefs`` giving columns of long text room and leave to break anywhere:
+    ``trtsafe-prose`` (messages, fixes: over :data:`PROSE_TEXT` characters) and
+    ``trtsafe-long`` (names over :data:`LONG_TEXT`)."""
+    table = _plain_index(table)
+    longest = {i: max((len(display_value(v)) for v in table[c]), default=0)
+               for i, c in enumerate(table.columns) if c not in path_columns}
+    prose = [i for i, n in longest.items() if n > PROSE_TEXT]
+    long = [i for i, n in longest.items() if LONG_TEXT < n <= PROSE_TEXT]
+    return ([{"targets": prose, "className": "trtsafe-prose"}] if prose else []) + (
+        [{"targets": long, "className": "trtsafe-long"}] if long else [])
 
 
 def table_html(table: pd.DataFrame, *, caption: str | None = None,
@@ -111,9 +133,9 @@ def table_html(table: pd.DataFrame, *, caption: str | None = None,
     """The HTML of ``table`` as an interactive table (needs :func:`init_interactive_tables`'s
     output in the same page). ``options`` go to ``itables.to_html_datatable``."""
     configure()
-    long = _long_columns(table, path_columns)
-    if long and "columnDefs" not in options:
-        options["columnDefs"] = [{"targets": long, "className": "trtsafe-long"}]
+    classes = _text_classes(table, path_columns)
+    if classes and "columnDefs" not in options:
+        options["columnDefs"] = classes
     if caption is not None:
         options["caption"] = for_html(caption)
     return str(_itables().to_html_datatable(table_for_display(table, path_columns),

@@ -29,11 +29,14 @@ TABLE_STYLE = (
     ".trtsafe-table td,.trtsafe-table th{padding:2px 6px;text-align:left;vertical-align:top;"
     "white-space:normal;overflow-wrap:break-word;word-break:normal}"
     ".trtsafe-table td.trtsafe-num{white-space:nowrap}"
-    ".trtsafe-table td.trtsafe-long{overflow-wrap:anywhere;min-width:8em}"
+    ".trtsafe-table td.trtsafe-long{overflow-wrap:anywhere;min-width:5em}"
+    ".trtsafe-table td.trtsafe-prose{overflow-wrap:anywhere;min-width:18em}"
     ".trtsafe-table tbody tr:nth-child(odd){background:rgba(0,0,0,0.04)}</style>"
 )
 #: Text longer than this (characters) may break anywhere in a table cell.
 LONG_TEXT = 24
+#: Text longer than this is prose (a message, a fix): its cell gets room (``trtsafe-prose``).
+PROSE_TEXT = 80
 
 
 def filter_table(
@@ -172,6 +175,7 @@ def html_table(rows: pd.DataFrame, *, classes: str = "trtsafe-table",
                              f"{for_html(names[column].get(text, text))}</td>")
             else:
                 kind = (" class='trtsafe-num'" if number
+                        else " class='trtsafe-prose'" if len(text) > PROSE_TEXT
                         else " class='trtsafe-long'" if len(text) > LONG_TEXT else "")
                 cells.append(f"<td{kind}>{for_html(text)}</td>")
         body.append(f"<tr>{''.join(cells)}</tr>")
