@@ -28,6 +28,7 @@ from trtsafe_lab.widgets.tables import (
     LONG_TEXT,
     PATH_COLUMNS,
     PROSE_TEXT,
+    WIDE_TABLE,
     display_value,
     short_names,
 )
@@ -48,6 +49,8 @@ TABLE_CSS = (
     "overflow-wrap:anywhere}"
     ".dt-container table.dataTable td.trtsafe-long{overflow-wrap:anywhere;min-width:5em}"
     ".dt-container table.dataTable td.trtsafe-prose{overflow-wrap:anywhere;min-width:18em}"
+    ".dt-container table.dataTable.trtsafe-wide td{overflow-wrap:anywhere}"
+    ".dt-container table.dataTable.trtsafe-wide td.trtsafe-prose{min-width:10em}"
 )
 
 #: Rows a page offers (-1: all).
@@ -138,6 +141,8 @@ def table_html(table: pd.DataFrame, *, caption: str | None = None,
         options["columnDefs"] = classes
     if caption is not None:
         options["caption"] = for_html(caption)
+    if len(table.columns) > WIDE_TABLE and "classes" not in options:
+        options["classes"] = ["display", "compact", "trtsafe-wide"]
     return str(_itables().to_html_datatable(table_for_display(table, path_columns),
                                             allow_html=True, connected=False, **options))
 

@@ -31,12 +31,17 @@ TABLE_STYLE = (
     ".trtsafe-table td.trtsafe-num{white-space:nowrap}"
     ".trtsafe-table td.trtsafe-long{overflow-wrap:anywhere;min-width:5em}"
     ".trtsafe-table td.trtsafe-prose{overflow-wrap:anywhere;min-width:18em}"
+    ".trtsafe-table.trtsafe-wide td{overflow-wrap:anywhere}"
+    ".trtsafe-table.trtsafe-wide td.trtsafe-prose{min-width:10em}"
     ".trtsafe-table tbody tr:nth-child(odd){background:rgba(0,0,0,0.04)}</style>"
 )
 #: Text longer than this (characters) may break anywhere in a table cell.
 LONG_TEXT = 24
 #: Text longer than this is prose (a message, a fix): its cell gets room (``trtsafe-prose``).
 PROSE_TEXT = 80
+#: Tables with more columns than this are ``trtsafe-wide``: every cell may break anywhere and
+#: prose gets less room, so that all columns fit the output area.
+WIDE_TABLE = 9
 
 
 def filter_table(
@@ -179,5 +184,7 @@ def html_table(rows: pd.DataFrame, *, classes: str = "trtsafe-table",
                         else " class='trtsafe-long'" if len(text) > LONG_TEXT else "")
                 cells.append(f"<td{kind}>{for_html(text)}</td>")
         body.append(f"<tr>{''.join(cells)}</tr>")
+    if len(rows.columns) > WIDE_TABLE:
+        classes += " trtsafe-wide"
     return (f"<table class=\"{classes}\"><thead><tr>{head}</tr></thead>"
             f"<tbody>{''.join(body)}</tbody></table>")
