@@ -49,7 +49,8 @@ TABLE_CSS = (
     "overflow-wrap:anywhere}"
     ".dt-container table.dataTable td.trtsafe-long{overflow-wrap:anywhere;min-width:5em}"
     ".dt-container table.dataTable td.trtsafe-prose{overflow-wrap:anywhere;min-width:18em}"
-    ".dt-container table.dataTable.trtsafe-wide td{overflow-wrap:anywhere}"
+    ".dt-container table.dataTable.trtsafe-wide td{overflow-wrap:anywhere;padding:3px 4px}"
+    ".dt-container table.dataTable.trtsafe-wide th{overflow-wrap:anywhere;padding:3px 16px 3px 4px}"
     ".dt-container table.dataTable.trtsafe-wide td.trtsafe-prose{min-width:10em}"
 )
 
