@@ -6,8 +6,9 @@ and times, as a user would run them:
 
 - ``single``: one `trtsafe-lab report INPUT -o X.html` process per input kind (wall time of the
   whole process, kernel start included);
-- ``demo``: the report demo step (`trtsafe-lab demo`'s report job: every bundled workload's
-  profiling report, the triage report and the tour, in one process), per notebook.
+- ``demo``: the report demo's notebooks (every bundled workload's profiling report, the triage
+  report and the tour) in one process, per notebook: with one shared kernel (what
+  ``report_demo`` does) and, in the same run for a ratio, with a fresh kernel per notebook.
 
 Stderr lines of each process are kept; ``warnings`` counts lines that mention a warning or
 "without encryption". Results go to benchmarks/results/report_<label>_<UTC time>.json.
@@ -66,6 +67,54 @@ def _timed(argv: list[str], cwd: Path) -> dict[str, object]:
             "stderr_head": lines[:5]}
 
 
+PER_NOTEBOOK = """
+import json, sys, time
+from pathlib import Path
+from trtsafe_lab.logs.failures_demo import example_logs
+from trtsafe_lab.profile.profile_demo import example_runs
+from trtsafe_lab.report import NOTEBOOK_FOR_KIND, ReportKernel, notebooks_dir, write_notebook_report
+out, shared = Path(sys.argv[1]), sys.argv[2] == "shared"
+jobs = [(NOTEBOOK_FOR_KIND["profile"], {"inputs": [str(r.path) for r in runs]})
+        for runs in example_runs().values()]
+jobs += [(NOTEBOOK_FOR_KIND["log"], {"inputs": [str(p) for p in example_logs()]}),
+         ("04_safety_runtime_tour.ipynb", {})]
+times = []
+kernel = ReportKernel(notebooks_dir()) if shared else None
+try:
+    for i, (name, params) in enumerate(jobs):
+        t = time.perf_counter()
+        write_notebook_report(name, params, out / f"{i}.html", name, kernel)
+        times.append([name, round(time.perf_counter() - t, 3)])
+finally:
+    if kernel is not None:
+        kernel.close()
+print(json.dumps(times))
+"""
+
+
+def _in_process(work: Path, repeat: int) -> dict[str, object]:
+    """The demo's reports in one process: one shared kernel vs a fresh kernel per notebook
+    (measured in the same run, alternating), per notebook, best of ``repeat``."""
+    best: dict[str, list[list[object]]] = {}
+    warnings = {"shared": 0, "fresh": 0}
+    for _ in range(repeat):
+        for mode in ("fresh", "shared"):
+            done = subprocess.run([sys.executable, "-c", PER_NOTEBOOK, str(work / mode), mode],
+                                  cwd=work, capture_output=True, text=True, check=True)
+            warnings[mode] += sum(("warn" in x.lower() or "without encryption" in x)
+                                  for x in done.stderr.splitlines())
+            times = json.loads(done.stdout.strip().splitlines()[-1])
+            if mode not in best or sum(t[1] for t in times) < sum(t[1] for t in best[mode]):
+                best[mode] = times
+    total = {m: round(sum(float(t[1]) for t in v), 3) for m, v in best.items()}  # type: ignore[arg-type]
+    after_first = {m: round(sum(float(t[1]) for t in v[1:]) / max(1, len(v) - 1), 3)  # type: ignore[arg-type]
+                   for m, v in best.items()}
+    return {"per_notebook_s": best, "total_s": total,
+            "mean_s_per_notebook_after_the_first": after_first,
+            "ratio_shared_over_fresh": round(total["shared"] / total["fresh"], 3),
+            "warnings": warnings}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--label", required=True, help="e.g. before / after")
@@ -73,6 +122,7 @@ def main() -> int:
     args = parser.parse_args()
     results: dict[str, object] = {
         "label": args.label,
+        "command": " ".join([".venv/bin/python", "benchmarks/bench_report.py", *sys.argv[1:]]),
         "date_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "machine": {"platform": platform.platform(), "python": platform.python_version(),
                     "cpus": os.cpu_count(), "note": "2-core VM shared with other jobs"},
@@ -87,25 +137,8 @@ def main() -> int:
             tries = [_timed([*CLI, "report", *paths, "-o", str(work / f"{kind}.html")], work)
                      for _ in range(args.repeat)]
             single[kind] = min(tries, key=lambda t: float(t["wall_s"]))  # type: ignore[arg-type]
-        demo_tries = []
-        for _ in range(args.repeat):
-            code = ("import sys,time; from pathlib import Path; from trtsafe_lab.report_demo "
-                    "import run_demo; t=time.perf_counter(); w=run_demo(Path(sys.argv[1])); "
-                    "print(len(w), time.perf_counter()-t)")
-            start = time.perf_counter()
-            done = subprocess.run([sys.executable, "-c", code, str(work / "demo")], cwd=work,
-                                  capture_output=True, text=True, check=False)
-            wall = time.perf_counter() - start
-            count, inner = done.stdout.split()[-2:] if done.returncode == 0 else ("0", "nan")
-            lines = [x for x in done.stderr.splitlines() if x.strip()]
-            demo_tries.append({"rc": done.returncode, "notebooks": int(count),
-                               "wall_s": round(wall, 3), "in_process_s": round(float(inner), 3),
-                               "per_notebook_s": round(float(inner) / max(1, int(count)), 3),
-                               "warnings": sum(("warn" in x.lower()
-                                                or "without encryption" in x) for x in lines),
-                               "stderr_head": lines[:5]})
         results["single"] = single
-        results["demo"] = min(demo_tries, key=lambda t: float(t["wall_s"]))  # type: ignore[arg-type]
+        results["demo"] = _in_process(work, args.repeat)
     out = ROOT / "benchmarks" / "results" / (
         f"report_{args.label}_{datetime.now(timezone.utc):%Y%m%dT%H%M%SZ}.json")
     out.write_text(json.dumps(results, indent=2) + "\n")
