@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 EXTRAS ?= test,notebook,onnx,migrate,browser
 
-.PHONY: demo test lint gpu-test clean
+.PHONY: demo test test-no-browser browser-deps lint gpu-test clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,8 +19,16 @@ lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy trtsafe_lab
 
-test: lint
+# The whole suite, the browser test included: its chromium is found or installed first.
+test: lint browser-deps
 	$(PY) -m pytest
+
+# Everything but the browser test (no chromium needed).
+test-no-browser: lint
+	$(PY) -m pytest -m "not browser"
+
+browser-deps:
+	.ci/ensure-chromium
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .mypy_cache .ruff_cache

@@ -8,7 +8,8 @@ and times, as a user would run them:
   whole process, kernel start included);
 - ``demo``: the report demo's notebooks (every bundled workload's profiling report, the triage
   report and the tour) in one process, per notebook: with one shared kernel (what
-  ``report_demo`` does) and, in the same run for a ratio, with a fresh kernel per notebook.
+  ``trtsafe_lab.demo.report`` does) and, in the same run for a ratio, with a fresh kernel per
+  notebook.
 
 Stderr lines of each process are kept; ``warnings`` counts lines that mention a warning or
 "without encryption". Results go to benchmarks/results/report_<label>_<UTC time>.json.
@@ -34,8 +35,8 @@ CLI = [sys.executable, "-m", "trtsafe_lab"]
 
 
 def _inputs(work: Path) -> dict[str, list[str]]:
-    from trtsafe_lab.logs.failures_demo import EXAMPLES
-    from trtsafe_lab.profile.profile_demo import example_runs
+    from trtsafe_lab.demo.logs import EXAMPLES
+    from trtsafe_lab.demo.profile import example_runs
     from trtsafe_lab.replay import install_replay_tool
     from trtsafe_lab.trtexec import TrtexecOptions, TrtVersion, run_build
 
@@ -70,8 +71,8 @@ def _timed(argv: list[str], cwd: Path) -> dict[str, object]:
 PER_NOTEBOOK = """
 import json, sys, time
 from pathlib import Path
-from trtsafe_lab.logs.failures_demo import example_logs
-from trtsafe_lab.profile.profile_demo import example_runs
+from trtsafe_lab.demo.logs import example_logs
+from trtsafe_lab.demo.profile import example_runs
 from trtsafe_lab.report import NOTEBOOK_FOR_KIND, ReportKernel, notebooks_dir, write_notebook_report
 out, shared = Path(sys.argv[1]), sys.argv[2] == "shared"
 jobs = [(NOTEBOOK_FOR_KIND["profile"], {"inputs": [str(r.path) for r in runs]})

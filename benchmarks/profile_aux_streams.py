@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from trtsafe_lab.profile._cuda import (
+from trtsafe_lab.cuda_api import (
     ResourceLedger,
     activate_device,
     device_memory_used,

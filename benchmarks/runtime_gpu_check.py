@@ -78,7 +78,7 @@ def nvidia_smi() -> str:
 def main() -> int:
     out_dir = Path(sys.argv[1])
     out_dir.mkdir(parents=True, exist_ok=True)
-    from trtsafe_lab.profile._cuda import activate_device, device_properties
+    from trtsafe_lab.cuda_api import activate_device, device_properties
 
     activate_device(0)
     record: dict[str, object] = {
@@ -110,7 +110,7 @@ def main() -> int:
         import matplotlib
 
         matplotlib.use("Agg")
-        from trtsafe_lab.runtime.lifecycle_demo import before_deinit
+        from trtsafe_lab.demo.runtime import before_deinit
         from trtsafe_lab.runtime.view import plot_lifecycle
 
         trace = pd.read_csv(fault_csv, keep_default_na=False)

@@ -17,6 +17,7 @@ from builds_support import build_shared_object
 from trtsafe_lab._elf import ElfError, read_elf
 from trtsafe_lab.artifacts import PairError, SafeEnginePair, check_runtime_path
 from trtsafe_lab.cli import main
+from trtsafe_lab.rundir import PairRun, load_run
 
 # Test data standing in for a serialized engine (binary, as real engines are; not TensorRT's).
 ENGINE_BYTES = b"test engine, not TensorRT\0" + bytes(range(256))
@@ -101,7 +102,11 @@ def test_runtime_path_must_be_absolute() -> None:
 def test_package_is_atomic_and_relocatable(pair: SafeEnginePair, tmp_path: Path) -> None:
     dest = pair.package(tmp_path / "ship it")
     names = sorted(p.name for p in dest.iterdir())
-    assert names == ["net.engine", "net.engine.pair.json", "net.engine.so"]
+    assert names == ["manifest.json", "net.engine", "net.engine.pair.json", "net.engine.so"]
+    record = load_run(dest)  # a run directory of kind pair
+    assert isinstance(record, PairRun) and record.verify() == []
+    assert (record.engine, record.companion_so) == (dest / "net.engine", dest / "net.engine.so")
+    assert record.pair_manifest == dest / "net.engine.pair.json"
     moved = SafeEnginePair.of(dest / "net.engine")
     assert moved.validate(manifest=dest / "net.engine.pair.json") == []
     with pytest.raises(PairError, match="already exists"):
@@ -115,7 +120,7 @@ def test_package_refuses_engine_without_so(pair: SafeEnginePair, tmp_path: Path)
     assert list(tmp_path.glob("*ship*")) == []  # no folder, no partial left
 
 
-def test_package_cleans_up_when_a_copy_fails(
+def test_package_keeps_a_marked_partial_when_a_copy_fails(
     pair: SafeEnginePair, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     real_copy = shutil.copyfile
@@ -130,7 +135,10 @@ def test_package_cleans_up_when_a_copy_fails(
     monkeypatch.setattr(shutil, "copyfile", copy_then_disk_full)
     with pytest.raises(OSError, match="No space"):
         pair.package(tmp_path / "ship")
-    assert [p.name for p in tmp_path.iterdir() if "ship" in p.name] == []
+    # staged like every run: no `ship`, the partial kept with the reason
+    assert [p.name for p in tmp_path.iterdir() if "ship" in p.name] == [".ship.partial"]
+    note = json.loads((tmp_path / ".ship.partial" / "INCOMPLETE.json").read_text())
+    assert "No space" in note["detail"]
 
 
 def test_verify_pair_cli(pair: SafeEnginePair, capsys: pytest.CaptureFixture[str],

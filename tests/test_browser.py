@@ -446,8 +446,8 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """HTML reports of a log, a build run (the REPLAY tool: not TensorRT), a profile
     comparison and the tour (its migration check reads the bundled 10.x project)."""
     pytest.importorskip("nbclient")
-    from trtsafe_lab.logs.failures_demo import example_logs
-    from trtsafe_lab.profile.profile_demo import example_runs
+    from trtsafe_lab.demo.logs import example_logs
+    from trtsafe_lab.demo.profile import example_runs
     from trtsafe_lab.replay import replay_setup
     from trtsafe_lab.report import ReportKernel, notebooks_dir, write_notebook_report, write_report
     from trtsafe_lab.trtexec import TrtexecCommand, TrtexecOptions, TrtVersion, run_build

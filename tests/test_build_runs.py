@@ -21,7 +21,8 @@ from builds_support import (
 )
 
 from trtsafe_lab.artifacts import SafeEnginePair
-from trtsafe_lab.rundir import RunDirError, RunWriter, list_runs, load_run
+from trtsafe_lab.rundir import RunDirError, RunWriter, load_run
+from trtsafe_lab.runs_table import list_runs
 from trtsafe_lab.trtexec.build import BuildAbortedError, ToolNotFoundError, TrtexecBuild
 from trtsafe_lab.trtexec.options import TrtexecCommand, parse_flags
 from trtsafe_lab.trtexec.progress import ProgressTracker

@@ -42,7 +42,7 @@ def test_safe_build_refused_before_importing_tensorrt(
     def no_import(*_a: object, **_k: object) -> None:
         raise AssertionError("tensorrt must not be imported for a refused safe build")
 
-    monkeypatch.setattr(builder_mod, "require", no_import)
+    monkeypatch.setattr(builder_mod, "import_tensorrt", no_import)
     with pytest.raises(PythonSafeBuildUnsupported) as info:
         build_with_python_api(PythonBuildOptions(onnx, safe=True, max_aux_streams=1), tmp_path)
     text = str(info.value)

@@ -1,31 +1,29 @@
-"""The run record's failure table comes from the logs job's ``analyze_log``."""
+"""The run record's failure table comes from the logs job's scan
+(:func:`trtsafe_lab.rundir.log_failure_table`)."""
 
 from __future__ import annotations
 
-import sys
-import types
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from trtsafe_lab.trtexec import build
 from trtsafe_lab.trtexec.build import record_failure_table
 
 
 def test_failure_table_written_through_logs_api(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A stand-in ``trtsafe_lab.logs`` (TEST DOUBLE of the API shape) checks the wiring."""
+    """A stand-in table reader (TEST DOUBLE of the API shape) checks the wiring."""
     (tmp_path / "build.log").write_text("[E] Error[10]: ... node X.\n")
-    fake = types.ModuleType("trtsafe_lab.logs")
     seen: list[Path] = []
 
-    def analyze_log(path: Path) -> types.SimpleNamespace:
+    def log_failure_table(path: Path) -> pd.DataFrame:
         seen.append(Path(path))
-        return types.SimpleNamespace(failures=pd.DataFrame({"layer_name": ["X"]}))
+        return pd.DataFrame({"layer_name": ["X"]})
 
-    fake.analyze_log = analyze_log  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "trtsafe_lab.logs", fake)
+    monkeypatch.setattr(build, "log_failure_table", log_failure_table)
     assert record_failure_table(tmp_path) == {"failure_table": "failures.csv", "n_failures": 1}
     assert seen == [tmp_path / "build.log"]
     assert pd.read_csv(tmp_path / "failures.csv")["layer_name"].tolist() == ["X"]
@@ -34,13 +32,10 @@ def test_failure_table_written_through_logs_api(
 def test_parser_error_is_recorded_not_swallowed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    fake = types.ModuleType("trtsafe_lab.logs")
-
-    def analyze_log(path: Path) -> None:
+    def log_failure_table(path: Path) -> None:
         raise ValueError("unreadable line 3")
 
-    fake.analyze_log = analyze_log  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "trtsafe_lab.logs", fake)
+    monkeypatch.setattr(build, "log_failure_table", log_failure_table)
     fields = record_failure_table(tmp_path)
     assert fields["failure_table"] is None
     assert "ValueError: unreadable line 3" in fields["failure_table_note"]

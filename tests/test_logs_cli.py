@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from trtsafe_lab.cli import main
+from trtsafe_lab.demo.logs import EXAMPLES
 from trtsafe_lab.logs import columns
-from trtsafe_lab.logs.failures_demo import EXAMPLES
 
 LOG = EXAMPLES / "trt11-safe-build-no-tactic.log"
 
@@ -46,21 +46,23 @@ def test_unreadable_log_exits_2_naming_the_path(
     missing = tmp_path / "gone.log"
     assert main(["failures", str(LOG), str(missing)]) == 2
     err = capsys.readouterr().err
-    assert str(missing) in err and "No such file" in err
+    assert str(missing) in err and "no such file or folder" in err
 
 
 def test_unreadable_onnx_model_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("onnx")
     broken = tmp_path / "broken.onnx"
     broken.write_bytes(b"not a protobuf")
-    for model in (broken, tmp_path / "missing.onnx"):
-        assert main(["failures", str(LOG), "--onnx", str(model)]) == 2
-        assert f"cannot load ONNX model '{model}'" in capsys.readouterr().err
+    assert main(["failures", str(LOG), "--onnx", str(broken)]) == 2
+    assert f"cannot load ONNX model '{broken}'" in capsys.readouterr().err
+    missing = tmp_path / "missing.onnx"  # refused up front by the CLI's path check
+    assert main(["failures", str(LOG), "--onnx", str(missing)]) == 2
+    assert f"--onnx {missing}: no such file or folder" in capsys.readouterr().err
 
 
 def test_onnx_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("onnx")
-    from trtsafe_lab.logs.failures_demo import demo_model
+    from trtsafe_lab.demo.logs import demo_model
 
     model = demo_model(tmp_path / "m.onnx")
     assert main(["failures", str(LOG), "--onnx", str(model), "--format", "json"]) == 0

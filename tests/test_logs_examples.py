@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from trtsafe_lab.demo.logs import EXAMPLES, demo_model, example_logs, run_demo
 from trtsafe_lab.logs import analyze_log
-from trtsafe_lab.logs.failures_demo import EXAMPLES, demo_model, example_logs, run_demo
 
 
 def test_examples_are_bundled_and_marked_as_written_by_the_project() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from trtsafe_lab.demo.logs import EXAMPLES
 from trtsafe_lab.logs import LogParser, analyze_log
-from trtsafe_lab.logs.failures_demo import EXAMPLES
 
 
 def test_rows_arrive_as_records_complete() -> None:

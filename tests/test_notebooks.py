@@ -64,7 +64,7 @@ def test_notebook_runs_headless(path: Path, tmp_path: Path) -> None:
 def test_triage_notebook_reads_pasted_text() -> None:
     """Notebook 02 with a log pasted as text (the example log's content, not its path)."""
     pytest.importorskip("nbclient")
-    from trtsafe_lab.logs.failures_demo import EXAMPLES
+    from trtsafe_lab.demo.logs import EXAMPLES
     from trtsafe_lab.report import execute_notebook
 
     text = (EXAMPLES / "trt11-safe-build-autotuner.log").read_text(encoding="utf-8")

@@ -20,9 +20,9 @@ from trtsafe_lab.profile.layers import (
     streams_in,
     total_layer_time_ms,
 )
-from trtsafe_lab.profile.loaders import ExportError, load_run, load_times
+from trtsafe_lab.profile.loaders import ExportError, load_profile_run, load_times
 from trtsafe_lab.profile.reference import WorkloadSpec, layer_info
-from trtsafe_lab.profile.stats import mann_whitney, speedup_ci, summarize
+from trtsafe_lab.profile.stats import latency_summary, mann_whitney, speedup_ci
 from trtsafe_lab.profile.summary import parse_summary, summary_from_metadata
 from trtsafe_lab.profile.timeline import kernel_layer_profile, layer_timeline
 
@@ -31,7 +31,7 @@ EXPORTS = "trtexec-exports"
 
 @pytest.fixture(scope="module")
 def resnet18(corpus_dir: Path):
-    return load_run(corpus_dir / EXPORTS / "trt10-resnet18-fp16")
+    return load_profile_run(corpus_dir / EXPORTS / "trt10-resnet18-fp16")
 
 
 def test_timing_json_loads_with_snake_case_columns(resnet18) -> None:
@@ -48,7 +48,7 @@ def test_stats_reproduce_trtexecs_own_summary(corpus_dir: Path, resnet18) -> Non
                        "resnet18_fp16.profile.metadata.json").read_text())
     printed = summary_from_metadata(meta)
     t = resnet18.times
-    ours = summarize(t["latency_ms"],
+    ours = latency_summary(t["latency_ms"],
                      span_ms=t["end_compute_ms"].max() - t["start_compute_ms"].min())
     for key in ("min_ms", "max_ms", "median_ms", "p90_ms", "p95_ms", "p99_ms"):
         assert ours[key] == pytest.approx(printed.stat("latency", key), rel=1e-6), key
@@ -136,7 +136,7 @@ def test_bad_exports_say_what_is_wrong(tmp_path: Path) -> None:
     with pytest.raises(ExportError, match="cut short"):
         load_times(bad)
     with pytest.raises(FileNotFoundError):
-        load_run(tmp_path / "missing")
+        load_profile_run(tmp_path / "missing")
 
 
 def test_mann_whitney_matches_hand_computation() -> None:
@@ -159,7 +159,7 @@ def test_speedup_ci_brackets_the_truth_and_is_reproducible() -> None:
 
 
 def test_compare_two_engines_from_corpus(corpus_dir: Path) -> None:
-    runs = [load_run(corpus_dir / EXPORTS / n) for n in
+    runs = [load_profile_run(corpus_dir / EXPORTS / n) for n in
             ("trt8-resnet50-a100-fp32", "trt8-resnet50-a100-fp16")]
     table = compare_runs(runs, metric="compute")
     fp16 = table.iloc[1]

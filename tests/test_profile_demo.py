@@ -9,9 +9,9 @@ import pytest
 
 matplotlib.use("Agg")
 
+from trtsafe_lab.demo.profile import example_runs, kernel_names, run_demo
 from trtsafe_lab.profile.compare import compare_runs, samples_table
 from trtsafe_lab.profile.cupti_trace import kernel_table
-from trtsafe_lab.profile.profile_demo import example_runs, kernel_names, run_demo
 from trtsafe_lab.profile.timeline import (
     kernel_iterations,
     kernel_layer_profile,

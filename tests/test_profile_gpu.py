@@ -20,7 +20,7 @@ def expected() -> np.ndarray:
 @pytest.mark.parametrize("aux", [0, 1, 3])
 @pytest.mark.parametrize("use_graph", [False, True])
 def test_outputs_match_numpy(aux: int, use_graph: bool, expected: np.ndarray) -> None:
-    from trtsafe_lab.profile._cuda import synchronize
+    from trtsafe_lab.cuda_api import synchronize
     from trtsafe_lab.profile.harness import forward_pass, registered_streams
     from trtsafe_lab.profile.reference import ReferenceWorkload, WorkloadSpec
 
@@ -33,7 +33,7 @@ def test_outputs_match_numpy(aux: int, use_graph: bool, expected: np.ndarray) ->
 
 
 def test_aux_streams_must_be_registered_first() -> None:
-    from trtsafe_lab.profile._cuda import cuda_streams
+    from trtsafe_lab.cuda_api import cuda_streams
     from trtsafe_lab.profile.reference import ReferenceWorkload, WorkloadSpec
 
     with ReferenceWorkload(WorkloadSpec(**SPEC_KW), aux_streams=2) as w, \
@@ -53,7 +53,7 @@ def test_aux_streams_must_be_registered_first() -> None:
 
 @pytest.mark.parametrize("events_in_graph", [False, True])
 def test_profile_records_and_releases_everything(events_in_graph: bool) -> None:
-    from trtsafe_lab.profile._cuda import ResourceLedger, device_memory_used
+    from trtsafe_lab.cuda_api import ResourceLedger, device_memory_used
     from trtsafe_lab.profile.harness import TIMING_KEYS, TimingConfig, profile
     from trtsafe_lab.profile.reference import ReferenceWorkload, WorkloadSpec
 
@@ -74,13 +74,13 @@ def test_profile_records_and_releases_everything(events_in_graph: bool) -> None:
 
 def test_run_reference_writes_run_dirs(tmp_path) -> None:
     from trtsafe_lab.profile.harness import TimingConfig
-    from trtsafe_lab.profile.loaders import load_run
+    from trtsafe_lab.profile.loaders import load_profile_run
     from trtsafe_lab.profile.reference import WorkloadSpec
     from trtsafe_lab.profile.runner import run_reference
 
     paths = run_reference(WorkloadSpec(**SPEC_KW), [0, 3], TimingConfig(2, 10), tmp_path)
     assert [p.name for p in paths] == ["ref-b3-d4-g2x64-i37-aux0-graph",
                                        "ref-b3-d4-g2x64-i37-aux3-graph"]
-    run = load_run(paths[1])
+    run = load_profile_run(paths[1])
     assert len(run.times) == 10
     assert run.info["num_aux_streams"] == 3

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from trtsafe_lab.profile.loaders import load_run
+from trtsafe_lab.profile.loaders import load_profile_run
 from trtsafe_lab.profile.reference import WorkloadSpec, expected_outputs, ideal_speedup
 from trtsafe_lab.profile.rundir import write_run_dir
 from trtsafe_lab.profile.timeline import overlap_summary
@@ -56,8 +56,9 @@ def test_run_dir_is_atomic_and_loadable(tmp_path: Path) -> None:
     path = write_run_dir(tmp_path, "r1", records=records, info={"num_aux_streams": 2})
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r1"]
     manifest = json.loads((path / "manifest.json").read_text())
-    assert manifest["files"]["run.timing.json"]["bytes"] > 0
-    run = load_run(path)
+    assert manifest["kind"] == "profile" and manifest["files"][0]["path"] == "run.timing.json"
+    assert manifest["files"][0]["size_bytes"] > 0
+    run = load_profile_run(path)
     assert run.name == "r1" and run.info["num_aux_streams"] == 2
     assert run.times["compute_ms"].tolist() == [0.5]
     with pytest.raises(FileExistsError):
@@ -75,16 +76,17 @@ def test_cli_reference_rejects_bad_arguments(capsys: pytest.CaptureFixture[str])
 
 
 def test_engine_executor_names_are_checked_against_the_names_file(corpus_dir: Path) -> None:
-    """Every tensorrt attribute engine.py touches is in the 11.4 names file, except the ones it
-    documents as missing there (and probes for at run time)."""
+    """Every tensorrt attribute trt_engine_executor.py touches is in the 11.4 names file, except
+    the ones trt_api documents as missing there (and probes for at run time)."""
     import re
 
-    from trtsafe_lab.profile import engine
+    from trtsafe_lab import trt_api
+    from trtsafe_lab.profile import trt_engine_executor as engine
 
     names_file = corpus_dir.parent / "reference" / "tensorrt-11.4-python-names.txt"
     names = set(names_file.read_text().split())
     source = Path(engine.__file__).read_text()
     used = set(re.findall(r"(?:self\.engine|self\.context|trt|Logger)\.([A-Za-z_]+)", source))
-    used |= set(engine.EXECUTE_NAMES) | set(engine.DEVICE_MEMORY_NAMES)
-    assert used - names == set(engine.NOT_IN_NAMES_FILE)
+    used |= set(trt_api.EXECUTE_NAMES) | set(trt_api.DEVICE_MEMORY_NAMES)
+    assert used - names == set(trt_api.NOT_IN_NAMES_FILE)
     assert {"execute_async", "set_aux_streams", "num_aux_streams"} <= names

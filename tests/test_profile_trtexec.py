@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from trtsafe_lab.profile.loaders import load_run
+from trtsafe_lab.profile.loaders import load_profile_run
 from trtsafe_lab.profile.trtexec_exec import run_trtexec, trtexec_command
 from trtsafe_lab.trtexec.rules import RuleViolation
 from trtsafe_lab.trtexec.version import TrtVersion
@@ -68,7 +68,7 @@ def test_run_directory_from_the_double(corpus_dir: Path, tmp_path: Path) -> None
     out = tmp_path / "runs"
     path = run_trtexec(Path("/models/resnet.engine"), out, "resnet-fp16",
                        executable=str(script))  # version read from the double's --help banner
-    run = load_run(path)
+    run = load_profile_run(path)
     assert len(run.times) == 3698 and set(run.files) == {"timing", "graph", "profile"}
     assert run.info["performance_summary"]["throughput_qps"] == 6175.47
     assert "--exportTimes=" + str(path / "run.timing.json") in run.info["command"]

@@ -26,3 +26,16 @@ def test_installed_tool_replays_lines_and_ignores_flags(tmp_path: Path) -> None:
     assert done.stderr.splitlines() == ["[E] Error[4]: bad"]
     assert not (tmp_path / "m.engine").exists()  # a replay builds nothing
     assert "NOT TensorRT" in tool.read_text()
+
+
+def test_replay_rejects_what_the_real_trtexec_parser_rejects(tmp_path: Path) -> None:
+    log = tmp_path / "recorded.log"
+    log.write_text("&&&& RUNNING TensorRT.trtexec [TensorRT v110100] # trtexec\n[I] start\n"
+                   "&&&& PASSED TensorRT.trtexec\n")
+    tool = install_replay_tool(log, tmp_path / "trtexec-REPLAY-not-TensorRT", delay_s=0)
+    done = subprocess.run([str(tool), "--onnx=m.onnx", "--frobnicate", "--fp16"],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 1
+    assert "[I] start" not in done.stdout and "REPLAY (NOT TensorRT)" in done.stdout
+    assert "[E] Unknown option: --frobnicate " in done.stderr
+    assert "[E] Unknown option: --fp16 " in done.stderr  # removed in 11.x (log says 11.1)

@@ -15,6 +15,7 @@ from trtsafe_lab.report import (
     inject_parameters,
     input_kind,
 )
+from trtsafe_lab.rundir import write_run_manifest
 
 nbformat = pytest.importorskip("nbformat")
 
@@ -39,14 +40,19 @@ def test_input_kinds(tmp_path: Path) -> None:
     (exports / "model.timing.json").write_text("[]")
     run = tmp_path / "run-1"
     run.mkdir()
-    (run / "manifest.json").write_text("{}")
+    write_run_manifest(run, "build", "run-1")
+    alien = tmp_path / "alien"
+    alien.mkdir()
+    (alien / "manifest.json").write_text("{}")
     empty = tmp_path / "empty"
     empty.mkdir()
     assert input_kind(log) == "log"
     assert input_kind(exports) == "profile"
     assert input_kind(run) == "build"
-    with pytest.raises(UsageError, match="neither trtexec exports"):
+    with pytest.raises(UsageError, match="neither a run manifest nor trtexec exports"):
         input_kind(empty)
+    with pytest.raises(UsageError, match="not a trtsafe-lab run manifest"):
+        input_kind(alien)
     with pytest.raises(FileNotFoundError, match="nothere"):
         input_kind(tmp_path / "nothere")
     assert choose_notebook([log]) == "02_failure_triage.ipynb"
@@ -184,7 +190,7 @@ def test_report_on_a_build_run_uses_notebook_01(
 def test_report_on_the_bundled_example_logs(tmp_path: Path) -> None:
     """The real triage notebook (02) on the example logs the package ships."""
     pytest.importorskip("nbclient")
-    from trtsafe_lab.logs.failures_demo import example_logs
+    from trtsafe_lab.demo.logs import example_logs
 
     logs = example_logs()
     out = tmp_path / "triage.html"
@@ -205,7 +211,7 @@ def test_report_on_a_passed_safe_build_checks_the_pair(
     pytest.importorskip("nbclient")
     from builds_support import build_shared_object, double_environment
 
-    from trtsafe_lab.logs.failures_demo import EXAMPLES
+    from trtsafe_lab.demo.logs import EXAMPLES
     from trtsafe_lab.trtexec import TrtexecOptions, TrtVersion, run_build
 
     so = build_shared_object(tmp_path / "companion.so")

@@ -93,7 +93,7 @@ def test_nested_monitor_phases_and_terminal_bar() -> None:
 def test_build_modules_do_not_import_heavy_packages() -> None:
     code = (
         "import json, sys\n"
-        "import trtsafe_lab.trtexec, trtsafe_lab.trtexec.cli, trtsafe_lab.trtexec.sweep\n"
+        "import trtsafe_lab.trtexec, trtsafe_lab.trtexec.cli, trtsafe_lab.sweep\n"
         "import trtsafe_lab.engine, trtsafe_lab.artifacts, trtsafe_lab.artifacts_cli\n"
         "import trtsafe_lab.rundir, trtsafe_lab.trtexec.panel\n"
         "heavy = ('tensorrt', 'cuda', 'matplotlib', 'ipywidgets')\n"

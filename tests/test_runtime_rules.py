@@ -21,7 +21,7 @@ from trtsafe_lab.runtime import (
     State,
     Status,
     TensorDecl,
-    check,
+    raise_for_status,
 )
 from trtsafe_lab.runtime.backends import SealedError
 from trtsafe_lab.runtime.status import DIAGNOSTIC_MAX_CHARS
@@ -41,7 +41,7 @@ def test_status_bounds_diagnostic_and_cuda_errors_are_always_fatal() -> None:
 def test_check_raises_for_notebooks() -> None:
     runner = SafetyRunner(InProcessBackend())
     with pytest.raises(SafetyRuntimeError) as info:
-        check(runner.prepare())
+        raise_for_status(runner.prepare())
     assert info.value.status.category is Category.INVALID_STATE
     assert "prepare is not legal in state created" in str(info.value)
 
@@ -279,7 +279,7 @@ def test_trace_records_every_call_with_its_outcome() -> None:
 def test_runtime_core_imports_no_heavy_modules() -> None:
     code = ("import sys, trtsafe_lab.runtime, trtsafe_lab.runtime.cli, "
             "trtsafe_lab.runtime.cuda_backend, trtsafe_lab.runtime.cuda_faults, "
-            "trtsafe_lab.runtime.lifecycle_demo\n"
+            "trtsafe_lab.demo.runtime\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
             "('tensorrt', 'cuda', 'matplotlib', 'ipywidgets')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

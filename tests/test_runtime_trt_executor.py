@@ -38,8 +38,8 @@ class _Context:
         self.calls.append(("set_optimization_profile_async", profile, stream))
         return True
 
-    def execute_async(self, stream: int) -> bool:  # the 11.4 spelling in the names file
-        self.calls.append(("execute_async", stream))
+    def execute_async_v3(self, stream: int) -> bool:  # pyCore.cpp 11.1 (IExecutionContext)
+        self.calls.append(("execute_async_v3", stream))
         return not self.fail_enqueue
 
 
@@ -123,9 +123,9 @@ def test_bind_then_execute_switches_profile_only_when_it_changes(
     assert calls[1:] == [
         ("set_tensor_address", "x", 0x1000), ("set_tensor_address", "y", 0x2000),
         ("set_aux_streams", (11, 12)),
-        ("execute_async", 7),
-        ("set_optimization_profile_async", 1, 7), ("execute_async", 7),
-        ("execute_async", 7),
+        ("execute_async_v3", 7),
+        ("set_optimization_profile_async", 1, 7), ("execute_async_v3", 7),
+        ("execute_async_v3", 7),
     ]
     executor.release()
     assert executor.context is None and executor.engine is None

@@ -11,7 +11,7 @@ from runtime_helpers import operational_runner
 
 from trtsafe_lab._optional import available
 from trtsafe_lab.cli import main
-from trtsafe_lab.runtime.lifecycle_demo import before_deinit, run_demo
+from trtsafe_lab.demo.runtime import before_deinit, run_demo
 from trtsafe_lab.runtime.pipeline import cpu_pipeline, run_pipeline
 from trtsafe_lab.runtime.trace import TRACE_COLUMNS
 

@@ -43,6 +43,8 @@ def test_profile_run_directory_goes_through_the_same_staging(tmp_path: Path) -> 
     records = [{"latencyMs": 1.0, "computeMs": 0.9}]
     path = write_run_dir(tmp_path, "p", records=records, info={"executor": {"executor": "t"}})
     manifest = read_manifest(path)
-    assert manifest is not None and manifest["files"]["run.timing.json"]["bytes"] > 0
+    assert manifest is not None and manifest["kind"] == "profile"
+    (timing,) = [e for e in manifest["files"] if e["path"] == "run.timing.json"]
+    assert timing["size_bytes"] > 0 and len(timing["sha256"]) == 64
     with pytest.raises(ValueError, match="plain folder name"):
         write_run_dir(tmp_path, "../escape", records=records, info={})

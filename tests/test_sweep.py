@@ -11,9 +11,9 @@ from builds_support import build_shared_object, double_environment
 from tensorrt_double import make_double
 
 from trtsafe_lab.engine.builder import PythonBuildOptions
+from trtsafe_lab.sweep import SWEEP_COLUMNS, sweep_aux_streams, sweep_aux_streams_python
 from trtsafe_lab.trtexec.options import TrtexecCommand, parse_flags
 from trtsafe_lab.trtexec.rules import RuleViolation
-from trtsafe_lab.trtexec.sweep import SWEEP_COLUMNS, sweep_aux_streams, sweep_aux_streams_python
 from trtsafe_lab.trtexec.version import TrtVersion
 
 

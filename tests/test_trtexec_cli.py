@@ -9,7 +9,7 @@ import pytest
 from builds_support import build_shared_object, double_environment
 
 from trtsafe_lab.cli import main
-from trtsafe_lab.rundir import list_runs
+from trtsafe_lab.runs_table import list_runs
 
 SAFE_FLAGS = ["--onnx=model.onnx", "--safe", "--saveEngine=net.engine", "--maxAuxStreams=2"]
 
@@ -96,7 +96,7 @@ def test_build_rule_violation_exits_2_and_runs_nothing(
 
 
 def test_demo_step_writes_dry_runs(tmp_path: Path) -> None:
-    from trtsafe_lab.trtexec.builds_demo import run_demo
+    from trtsafe_lab.demo.trtexec import run_demo
 
     files = run_demo(tmp_path)
     assert len(files) == 6 and all(f.stat().st_size > 0 for f in files)

@@ -59,11 +59,11 @@ def _failures() -> pd.DataFrame:
 # -- matplotlib views -------------------------------------------------------------------------
 def test_failure_summary_plot_draws_names_literally() -> None:
     from trtsafe_lab.logs.plots import plot_summary
-    from trtsafe_lab.logs.tables import summarize
+    from trtsafe_lab.logs.tables import summarize_failures
 
     failures = _failures()
     failures.loc[0, "category"] = MATH  # a category label too (categories are data)
-    figure = plot_summary(summarize(failures), title=f"log {MATH} {ANSI}")
+    figure = plot_summary(summarize_failures(failures), title=f"log {MATH} {ANSI}")
     _draw(figure)
     shown = _figure_texts(figure) + figure._suptitle.get_text()
     assert "conv_\\$\\undefinedmacro{x}\\$" in shown and TAG in shown

@@ -122,7 +122,7 @@ def test_replay_is_the_default_without_trtexec_follows_the_log_and_leaves_no_tem
     needs lives under the runs folder, none in the temp folder."""
     import tempfile
 
-    from trtsafe_lab.replay import DEFAULT_LOG
+    from trtsafe_lab.replay import default_log
     from trtsafe_lab.widgets.build_form import REPLAY_LABEL
 
     temp = tmp_path / "tmp"
@@ -139,7 +139,7 @@ def test_replay_is_the_default_without_trtexec_follows_the_log_and_leaves_no_tem
     result = form.wait(timeout_s=120)
     assert result is not None and result.complete and result.process.returncode == 1
     assert "NOT OK" in form.summary.value and form.explorer is not None
-    last = [x for x in DEFAULT_LOG.read_text(encoding="utf-8").splitlines() if x.strip()][-1]
+    last = [x for x in default_log().read_text(encoding="utf-8").splitlines() if x.strip()][-1]
     assert form.panel.log_text.splitlines()[-1] == last
     # the view is the tail, bottom-anchored (newest line last, shown without scrolling)
     assert form.panel.log.value.endswith(f"{html.escape(last)}</pre></div>")

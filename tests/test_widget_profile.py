@@ -8,7 +8,7 @@ pytest.importorskip("ipywidgets")
 
 
 def test_dashboard_follows_its_controls() -> None:
-    from trtsafe_lab.profile.profile_demo import example_runs
+    from trtsafe_lab.demo.profile import example_runs
     from trtsafe_lab.widgets import ProfileDashboard
 
     runs = [r for group in example_runs().values() for r in group]
@@ -51,7 +51,7 @@ def _texts(figure: object) -> list[str]:
 
 
 def test_compute_metric_is_named_as_such_and_no_run_clears_everything() -> None:
-    from trtsafe_lab.profile.profile_demo import example_runs
+    from trtsafe_lab.demo.profile import example_runs
     from trtsafe_lab.widgets import ProfileDashboard
 
     runs = next(iter(example_runs().values()))  # one workload: single stream and aux streams

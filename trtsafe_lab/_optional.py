@@ -24,6 +24,7 @@ _EXTRAS: dict[str, tuple[str, str]] = {
     "cupti": ("cupti", "Kernel timelines need CUPTI (cupti-python) and an NVIDIA GPU."),
     "onnx": ("onnx", ""),
     "ipywidgets": ("notebook", ""),
+    "ipykernel": ("notebook", "Reports run the notebooks in a Jupyter kernel."),
     "nbclient": ("notebook", ""),
     "nbformat": ("notebook", ""),
     "nbconvert": ("notebook", ""),

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import shutil
 import stat
 from dataclasses import dataclass
@@ -24,7 +23,13 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from trtsafe_lab._elf import ELF_MAGIC, ET_DYN, MACHINES, PT_DYNAMIC, ElfError, read_elf
-from trtsafe_lab.rundir import sha256_file, utc_now, write_json_file
+from trtsafe_lab.rundir import (
+    sha256_file,
+    staged_run_dir,
+    utc_now,
+    write_json_file,
+    write_run_manifest,
+)
 
 MANIFEST_FORMAT = "trtsafe-lab-pair/1"
 TARGETS = tuple(MACHINES)  # ("x86_64", "aarch64"): x86 proxy runtime, DriveOS target
@@ -223,11 +228,13 @@ class SafeEnginePair:
         return problems
 
     def package(self, dest: Path, manifest: Path | None = None, target: str | None = None) -> Path:
-        """Copy engine, .so and manifest into a new folder ``dest``, atomically.
+        """Copy engine, .so and manifest into a new folder ``dest``: a run directory of kind
+        ``pair`` (:mod:`trtsafe_lab.rundir`), written like every run.
 
         Refuses (``PairError``) a pair with any problem, e.g. an engine without its .so.
-        Files are copied into a hidden sibling folder, re-hashed, then the folder is renamed
-        to ``dest``; on any error the partial folder is removed and ``dest`` never appears.
+        Files are copied into ``.<dest>.partial``, re-validated, the run manifest is written,
+        then the folder is renamed to ``dest``; on any error ``dest`` never appears and the
+        partial folder is kept with an ``INCOMPLETE.json`` saying why.
         """
         manifest = manifest or default_manifest_path(self.engine)
         if not manifest.is_file():
@@ -239,9 +246,7 @@ class SafeEnginePair:
         if dest.exists():
             raise PairError([f"{dest} already exists; choose a new deployment folder"])
         data = load_manifest(manifest)
-        staging = dest.parent / f".{dest.name}.partial-{secrets.token_hex(3)}"
-        staging.mkdir(parents=True)
-        try:
+        with staged_run_dir(dest.parent, dest.name, "pair") as staging:
             engine_name = Path(data["engine"]["file"]).name
             so_name = Path(data["companion_so"]["file"]).name
             shutil.copyfile(self.engine, staging / engine_name)
@@ -252,10 +257,9 @@ class SafeEnginePair:
             problems = copied.validate(target, staging / manifest.name)
             if problems:
                 raise PairError([f"after copying: {p}" for p in problems])
-            os.rename(staging, dest)
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
+            write_run_manifest(staging, "pair", dest.name, {
+                "engine": engine_name, "companion_so": so_name, "pair_manifest": manifest.name,
+                "trt_version": data.get("trt_version"), "target_arch": data.get("target_arch")})
         return dest
 
 

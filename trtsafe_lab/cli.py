@@ -2,14 +2,21 @@
 
 Each subcommand lives beside the code it drives, in a module exposing
 ``register(subparsers) -> None``; the parser it adds sets ``func`` to a callable taking the parsed
-arguments and returning the exit code. Exit codes: 0 success, 1 the checked thing has problems,
-2 bad input (unreadable file, rule violation, bad arguments).
+arguments and returning the exit code. :data:`COMMANDS` names the module and the one-line help of
+each, so ``trtsafe-lab --help`` and ``--version`` import none of them (nor pandas, numpy or
+matplotlib); only the chosen subcommand's module is imported.
+
+Exit codes: 0 success, 1 the checked thing has problems (or an unexpected error, reported in one
+line; ``--debug`` shows the traceback), 2 bad input (a path that is missing, of the wrong kind,
+unreadable, too long or a symlink loop; a rule violation; bad arguments), 130 interrupted, 141
+the output pipe was closed (``... | head``).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -17,45 +24,177 @@ from trtsafe_lab import __version__
 from trtsafe_lab._optional import MissingDependencyError
 from trtsafe_lab.errors import UsageError
 
-# Modules that register subcommands, in the order they appear in --help.
-COMMAND_MODULES: tuple[str, ...] = (
-    "trtsafe_lab.demo",
-    "trtsafe_lab.logs.cli",
-    "trtsafe_lab.trtexec.cli",
-    "trtsafe_lab.artifacts_cli",
-    "trtsafe_lab.profile.cli",
-    "trtsafe_lab.runtime.cli",
-    "trtsafe_lab.migrate.cli",
-    "trtsafe_lab.report",
-)
+# subcommand -> (module that registers it, one-line help), in the order --help lists them.
+# tests/test_cli.py checks that each module registers exactly this name with exactly this help.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "demo": ("trtsafe_lab.demo",
+             "run the main jobs on the bundled example data and write the outputs"),
+    "failures": ("trtsafe_lab.logs.cli",
+                 "layer-level failure table from TensorRT build / parse / runtime logs"),
+    "runs": ("trtsafe_lab.runs_cli",
+             "list the run directories of every kind under a folder (no TensorRT needed)"),
+    "build": ("trtsafe_lab.trtexec.cli",
+              "check a trtexec/trtexec_safe command against the 11.x rules and run it into a "
+              "run directory"),
+    "verify-pair": ("trtsafe_lab.artifacts_cli",
+                    "check a safe engine and its companion .so (ELF type/machine, manifest "
+                    "hashes)"),
+    "profile": ("trtsafe_lab.profile.cli",
+                "aux-stream versus single-stream profiling: compare runs, run the reference "
+                "CUDA workload or a TensorRT engine"),
+    "runtime-demo": ("trtsafe_lab.runtime.cli",
+                     "run a prefill/decode pipeline through the safety-runtime lifecycle runner"),
+    "migrate": ("trtsafe_lab.migrate.cli",
+                "find 10.x-only code and build steps before moving to TensorRT 11.x safety"),
+    "report": ("trtsafe_lab.report",
+               "execute the matching notebook headless on runs or logs and write an HTML report"),
+}
+
+# Path arguments checked before a command runs: (command, action) -> {dest: check}, where check
+# names a function of trtsafe_lab.paths (input_file, input_dir, input_path, output_dir,
+# output_file). A list argument is checked item by item; an unset optional one is skipped.
+PATH_ARGUMENTS: dict[tuple[str, str], dict[str, str]] = {
+    ("demo", ""): {"out": "output_dir"},
+    ("failures", ""): {"logs": "input_file", "onnx": "input_file"},
+    ("runs", ""): {"runs": "input_dir"},
+    ("build", ""): {"runs": "output_dir"},
+    ("verify-pair", ""): {"engine": "input_file", "so": "input_file", "manifest": "input_file"},
+    ("profile", "compare"): {"runs": "input_path", "plot": "output_file"},
+    ("profile", "reference"): {"out": "output_dir"},
+    ("profile", "engine"): {"engine": "input_file", "out": "output_dir"},
+    ("runtime-demo", ""): {"trace_csv": "output_file"},
+    ("migrate", ""): {"paths": "input_path"},
+    ("report", ""): {"inputs": "input_path", "output": "output_file", "runs": "output_dir"},
+}
+# Whatever an unexpected error is, the user gets one line and this hint.
+DEBUG_HINT = "run again with --debug for the traceback, and report it if it is a bug"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _top_parser(add_commands: bool = True) -> tuple[argparse.ArgumentParser,
+                                                    argparse._SubParsersAction]:
     parser = argparse.ArgumentParser(
         prog="trtsafe-lab",
         description="TensorRT 11.x safety bring-up: builds, failure tables, aux-stream profiling.",
     )
-    parser.add_argument("--version", action="version", version=f"trtsafe-lab {__version__}")
+    parser.add_argument("--version", action="version", version=f"trtsafe-lab {__version__}",
+                        help="print the version and exit")
+    parser.add_argument("--debug", action="store_true",
+                        help="show the full traceback of an unexpected error")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(subparsers)
+    if add_commands:  # placeholders: the name and help only, no module imported
+        for name, (_module, text) in COMMANDS.items():
+            subparsers.add_parser(name, help=text, add_help=False)
+    return parser, subparsers
+
+
+def command_parser(name: str) -> argparse.ArgumentParser:
+    """The parser with subcommand ``name`` fully registered (imports its module only)."""
+    parser, subparsers = _top_parser(add_commands=False)
+    importlib.import_module(COMMANDS[name][0]).register(subparsers)
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not hasattr(args, "func"):
-        parser.print_help()
-        return 2
+def build_parser() -> argparse.ArgumentParser:
+    """The whole parser, every subcommand registered (imports every command module)."""
+    parser, subparsers = _top_parser(add_commands=False)
+    for module in dict.fromkeys(m for m, _ in COMMANDS.values()):
+        importlib.import_module(module).register(subparsers)
+    return parser
+
+
+def _labels(parser: argparse.ArgumentParser, names: list[str]) -> dict[str, str]:
+    """dest -> how the user wrote it (``--runs``, or a positional's metavar such as ``LOG``),
+    for the subcommand reached through ``names`` (e.g. ["profile", "compare"])."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and names and names[0] in \
+                action.choices:
+            return _labels(action.choices[names[0]], names[1:])
+    return {a.dest: (a.option_strings[-1] if a.option_strings
+                     else str(a.metavar or a.dest.upper())) for a in parser._actions}
+
+
+def check_paths(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """Validate the path arguments of the chosen command (UsageError naming the bad one)."""
+    from trtsafe_lab import paths
+
+    action = getattr(args, f"{args.command.replace('-', '_')}_command", None) or ""
+    checks = PATH_ARGUMENTS.get((args.command, action), {})
+    labels = _labels(parser, [args.command, *([action] if action else [])])
+    for dest, check in checks.items():
+        value = getattr(args, dest, None)
+        if value is None:
+            continue
+        for item in value if isinstance(value, list) else [value]:
+            getattr(paths, check)(item, labels.get(dest, dest))
+
+
+def _quiet_broken_pipe() -> int:
+    """The reader of our output went away (``| head``): stop without a traceback."""
     try:
-        return int(args.func(args))
-    except (UsageError, MissingDependencyError, FileNotFoundError, PermissionError) as err:
-        print(f"trtsafe-lab {args.command}: error: {err}", file=sys.stderr)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout has no file descriptor (captured): nothing to flush
+        pass
+    return 141
+
+
+def _print_traceback() -> None:
+    import traceback
+
+    traceback.print_exc()
+
+
+def _reconfigure_streams() -> None:
+    """Print any file name, even one that is not valid UTF-8, instead of crashing on it."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    _reconfigure_streams()
+    top, _ = _top_parser()
+    known, _rest = top.parse_known_args(argv)
+    if known.command is None:
+        top.print_help()
         return 2
+    debug = known.debug
+    where = f"trtsafe-lab {known.command}"
+    try:
+        parser = command_parser(known.command)
+        args = parser.parse_args(argv)
+        if not hasattr(args, "func"):
+            top.print_help()
+            return 2
+        check_paths(args, parser)
+        code = int(args.func(args))
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        return _quiet_broken_pipe()
     except KeyboardInterrupt:
-        print(f"trtsafe-lab {args.command}: interrupted", file=sys.stderr)
+        print(f"{where}: interrupted", file=sys.stderr)
         return 130
+    except (UsageError, MissingDependencyError) as err:
+        print(f"{where}: error: {err}", file=sys.stderr)
+        return 2
+    except OSError as err:  # a file problem the checks above could not foresee
+        from trtsafe_lab.paths import shown
+
+        if debug:
+            _print_traceback()
+        name = f" {shown(err.filename)}" if err.filename is not None else ""
+        print(f"{where}: error:{name}: {err.strerror or err}", file=sys.stderr)
+        return 2
+    except Exception as err:
+        if debug:
+            _print_traceback()
+        text = str(err).splitlines()[0][:300] if str(err) else ""
+        print(f"{where}: unexpected error: {type(err).__name__}: {text} ({DEBUG_HINT})",
+              file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -8,7 +8,13 @@ log line by line (``[E]`` lines to stderr, like trtexec) and exits with the reco
 nothing and writes no file, so the run it makes always lists its engine as missing. The
 installed script's folder name says REPLAY, and the run's environment.json records its path.
 
-    python -m trtsafe_lab.replay [--delay S] LOG [trtexec flags, ignored]
+Before replaying, it parses the trtexec flags as the real trtexec of the recorded log's version
+would (its ``&&&& RUNNING ... [TensorRT vN]`` banner; ``--trt-version`` else, default 11.4), with
+the flag table derived from NVIDIA's ``sampleOptions.cpp``
+(:func:`trtsafe_lab.trtexec.flag_check.real_parse`): a command the real parser rejects is
+rejected the same way (``[E] Unknown option: ...``, exit 1) and nothing is replayed.
+
+    python -m trtsafe_lab.replay [--delay S] [--trt-version X.Y] LOG [trtexec flags]
 """
 
 from __future__ import annotations
@@ -23,8 +29,7 @@ from pathlib import Path
 DEFAULT_DELAY_S = 0.02
 #: The log the build form and notebook 01 replay by default: an 11.4 --safe build failing in the
 #: tactic phase (written by the project, not recorded from TensorRT: examples/logs/README.md).
-DEFAULT_LOG = (Path(__file__).resolve().parent / "examples" / "logs"
-               / "trt11-safe-build-no-tactic.log")
+DEFAULT_LOG_NAME = "trt11-safe-build-no-tactic.log"
 #: The folder, inside a runs folder, that holds the REPLAY tool and its placeholder model.
 REPLAY_FOLDER = ".replay-not-TensorRT"
 
@@ -67,9 +72,17 @@ def install_replay_tool(log: Path, folder: Path, delay_s: float = DEFAULT_DELAY_
     return tool
 
 
-def replay_setup(runs_dir: Path, log: Path = DEFAULT_LOG, delay_s: float = DEFAULT_DELAY_S
+def default_log() -> Path:
+    """The log the build form and notebook 01 replay by default (bundled example data)."""
+    from trtsafe_lab.examples import example_path
+
+    return example_path("logs", DEFAULT_LOG_NAME)
+
+
+def replay_setup(runs_dir: Path, log: Path | None = None, delay_s: float = DEFAULT_DELAY_S
                  ) -> tuple[Path, Path]:
-    """Install the REPLAY tool for ``log`` inside ``runs_dir`` and return ``(tool, workdir)``.
+    """Install the REPLAY tool for ``log`` (default: :func:`default_log`) inside ``runs_dir``
+    and return ``(tool, workdir)``.
 
     ``workdir`` (``runs_dir/.replay-not-TensorRT``) holds the tool's folder and a placeholder
     ``model.onnx`` (the replay never reads it; a build checks that its inputs exist): run the
@@ -77,7 +90,8 @@ def replay_setup(runs_dir: Path, log: Path = DEFAULT_LOG, delay_s: float = DEFAU
     a kernel restarts); calling it again rewrites the same two files.
     """
     workdir = Path(runs_dir) / REPLAY_FOLDER
-    tool = install_replay_tool(log, workdir / "trtexec-REPLAY-not-TensorRT", delay_s)
+    tool = install_replay_tool(log or default_log(), workdir / "trtexec-REPLAY-not-TensorRT",
+                               delay_s)
     placeholder = workdir / "model.onnx"
     if not placeholder.is_file():
         placeholder.write_text("placeholder input: the REPLAY tool never reads it\n",
@@ -85,13 +99,39 @@ def replay_setup(runs_dir: Path, log: Path = DEFAULT_LOG, delay_s: float = DEFAU
     return tool, workdir
 
 
+def refuse_like_trtexec(log: Path, flags: list[str], version: str | None = None) -> int | None:
+    """The exit status when the real trtexec (of the log's version) rejects ``flags``, after
+    printing its error lines; None when it accepts them."""
+    from trtsafe_lab.trtexec.flag_check import real_parse
+    from trtsafe_lab.trtexec.flag_table import load_table
+    from trtsafe_lab.trtexec.version import TrtVersion, find_banner
+
+    banner = find_banner(log.read_text(encoding="utf-8", errors="replace")[:65536])
+    trt = TrtVersion.parse(version) if version else (
+        banner.version if banner else TrtVersion(11, 4))
+    parsed = real_parse(load_table("trtexec", trt), flags)
+    if parsed.accepted or parsed.help:
+        return None
+    stamp = time.strftime("[%m/%d/%Y-%H:%M:%S] ")
+    print(f"REPLAY (NOT TensorRT): the trtexec {trt} parser rejects this command; "
+          "nothing is replayed", flush=True)
+    for message in parsed.errors + parsed.stderr_extra:
+        print(f"{stamp}[E] {message}", file=sys.stderr, flush=True)
+    return parsed.exit_code if parsed.exit_code > 0 else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m trtsafe_lab.replay",
                                      description="replay a recorded trtexec log (NOT TensorRT)",
                                      allow_abbrev=False)
     parser.add_argument("--delay", type=float, default=DEFAULT_DELAY_S, help="seconds per line")
+    parser.add_argument("--trt-version", help="the trtexec version whose parser checks the flags "
+                        "(default: the log's banner, else 11.4)")
     parser.add_argument("log", type=Path)
-    args, _trtexec_flags = parser.parse_known_args(argv)
+    args, trtexec_flags = parser.parse_known_args(argv)
+    refused = refuse_like_trtexec(args.log, trtexec_flags, args.trt_version)
+    if refused is not None:
+        return refused
     return replay(args.log, args.delay)
 
 

@@ -16,6 +16,7 @@ import html
 import os
 import sys
 import tempfile
+import time
 from collections.abc import Mapping, Sequence
 from html.parser import HTMLParser
 from pathlib import Path
@@ -50,42 +51,60 @@ class ReportError(RuntimeError):
 
 
 def notebooks_dir() -> Path:
-    """Where the notebooks are: ``TRTSAFE_NOTEBOOKS`` or ``notebooks/`` beside the package."""
+    """Where the notebooks are: ``TRTSAFE_NOTEBOOKS`` if set; else the copy an installed wheel
+    carries (``trtsafe_lab/notebooks/``, put there by setup.py's build step); else the
+    checkout's ``notebooks/`` beside the package (a source checkout or an editable install)."""
     configured = os.environ.get("TRTSAFE_NOTEBOOKS")
-    folder = Path(configured) if configured else Path(__file__).resolve().parents[1] / "notebooks"
-    if not folder.is_dir():
-        raise FileNotFoundError(
-            f"notebooks folder not found at {folder}: reports need the project's notebooks/ "
-            "(a source checkout or an editable install); set TRTSAFE_NOTEBOOKS to its path"
-        )
-    return folder
+    if configured:
+        candidates = [Path(configured)]
+    else:
+        package = Path(__file__).resolve().parent
+        candidates = [package / "notebooks", package.parent / "notebooks"]
+    for folder in candidates:
+        if folder.is_dir() and any(folder.glob("*.ipynb")):
+            return folder
+    raise FileNotFoundError(
+        f"no notebooks found (looked in {', '.join(str(c) for c in candidates)}): a wheel "
+        "install carries them in trtsafe_lab/notebooks/ and a source checkout in notebooks/; "
+        "reinstall trtsafe-lab or set TRTSAFE_NOTEBOOKS to the folder holding the notebooks"
+    )
+
+
+# Run kind (the run manifest's ``kind``) -> report input kind.
+REPORT_KIND_OF_RUN: dict[str, str] = {"build": "build", "profile": "profile",
+                                      "trtexec-profile": "profile"}
 
 
 def input_kind(path: Path) -> str:
-    """The kind of a report input: ``log``, ``build`` or ``profile`` (see the module docstring).
+    """The kind of a report input: ``log``, ``build`` or ``profile``.
 
-    A file is a log. A folder is a profile run when it holds trtexec exports (``*.times.json``,
-    ``*.timing.json``, ``*.profile.json``, ``*.graph.json``, ``*.layers.json``) or a profile
-    manifest (``profile.json``), and a build run when it holds ``command.json`` or a manifest.
+    A file is a log. A run directory is what its manifest's ``kind`` says (a build run ->
+    ``build``; a profile or trtexec-profile run -> ``profile``; other kinds have no report). A
+    folder without a run manifest is a profile input when it holds trtexec ``*.timing.json``
+    exports, as :func:`trtsafe_lab.profile.loaders.load_profile_run` reads them.
     """
     from trtsafe_lab.errors import UsageError
+    from trtsafe_lab.rundir import MANIFEST_NAME, RunDirError, read_run_manifest
 
     if path.is_file():
         return "log"
     if not path.is_dir():
         raise FileNotFoundError(f"report input not found: {path}")
-    names = {p.name for p in path.iterdir()}
-    if "profile.json" in names or any(
-        n.endswith((".times.json", ".timing.json", ".profile.json", ".graph.json",
-                    ".layers.json", "latencies.csv"))
-        for n in names
-    ):
+    if (path / MANIFEST_NAME).is_file():
+        try:
+            kind = read_run_manifest(path)["kind"]
+        except RunDirError as err:
+            raise UsageError(f"{err}; give a log file, a run directory or a folder of trtexec "
+                             "exports") from err
+        if kind not in REPORT_KIND_OF_RUN:
+            raise UsageError(f"{path} is a {kind} run: reports cover build runs, profile runs "
+                             "and logs")
+        return REPORT_KIND_OF_RUN[kind]
+    if any(path.glob("*.timing.json")):
         return "profile"
-    if "command.json" in names or "manifest.json" in names:
-        return "build"
     raise UsageError(
-        f"{path} is a folder with neither trtexec exports nor a build run's manifest/log; give a "
-        "log file, a build run directory or a folder of trtexec exports"
+        f"{path} is a folder with neither a run manifest nor trtexec exports (*.timing.json); "
+        "give a log file, a run directory or a folder of trtexec exports"
     )
 
 
@@ -326,9 +345,33 @@ def write_report(inputs: Sequence[Path], out: Path, kernel: ReportKernel | None 
                                  kernel)
 
 
+def record_report(inputs: Sequence[Path], runs_dir: Path, name: str | None = None) -> Path:
+    """Write the report for ``inputs`` as a run directory of kind ``report`` under
+    ``runs_dir`` (``report.html`` and a manifest naming the notebook and each input with its
+    kind); return the run's path. ``name`` defaults to ``<UTC time>-report-<notebook>``."""
+    from trtsafe_lab.rundir import staged_run_dir, write_run_manifest
+
+    notebook = choose_notebook(inputs)
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    name = name or f"{stamp}-report-{Path(notebook).stem}"
+    title = f"trtsafe-lab report: {', '.join(p.name for p in inputs)}"
+    with staged_run_dir(Path(runs_dir), name, "report") as staging:
+        nb = load_notebook(notebooks_dir() / notebook,
+                           {"inputs": [str(p.resolve()) for p in inputs]}, interactive=False)
+        with ReportKernel(notebooks_dir()) as kernel:
+            kernel.execute(nb, notebook)
+        (staging / "report.html").write_text(to_html(nb, title), encoding="utf-8")
+        write_run_manifest(staging, "report", name, {
+            "notebook": notebook, "title": title,
+            "inputs": [{"path": str(p.resolve()), "kind": input_kind(p)} for p in inputs]})
+    return Path(runs_dir) / name
+
+
 def _cli(args: argparse.Namespace) -> int:
+    inputs = [Path(p) for p in args.inputs]
     try:
-        path = write_report([Path(p) for p in args.inputs], Path(args.output))
+        path = (record_report(inputs, Path(args.runs)) if args.runs
+                else write_report(inputs, Path(args.output or "report.html")))
     except ReportError as err:
         print(f"trtsafe-lab report: {err}", file=sys.stderr)
         return 1
@@ -343,6 +386,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("inputs", nargs="+", metavar="RUN_OR_LOG",
                         help="a build log, a build run directory or profile run folders")
-    parser.add_argument("-o", "--output", default="report.html",
-                        help="HTML file to write (default: report.html)")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("-o", "--output",
+                       help="HTML file to write (default: report.html)")
+    where.add_argument("--runs", metavar="DIR",
+                       help="write the report as a run directory (kind report) under DIR "
+                       "instead of a loose HTML file")
     parser.set_defaults(func=_cli)

@@ -1,5 +1,12 @@
 """TEST DOUBLE for trtexec / trtexec_safe -- NOT TensorRT.
 
+It first parses argv as the real tool would, with the flag table derived from NVIDIA's sources
+(trtsafe_lab.trtexec.flag_check.real_parse: trtexec's sampleOptions.cpp / trtexec.cpp
+parseArgs, trtexec_safe's trtSafeExec.cpp parseSafeExecArgs) for the version it reports: what
+the real parser rejects, it rejects with the same message ("Unknown option: --frobnicate ",
+"stoi", "Invalid Argument: ...") and exit status (1), after the "&&&& RUNNING" banner and the
+help text, and replays nothing.
+
 It replays a real log from the shared corpus (build-logs/cases/NNN.log) line by line with the
 real run's exit behaviour, and writes the artifacts the documented trtexec CLI writes:
 ``--saveEngine`` (a placeholder engine, marked as a double), for ``--safe`` builds the companion
@@ -73,14 +80,46 @@ def write_artifacts(opts) -> None:
             handle.write(b"double-timing-cache-entry\n")
 
 
+def rejected_by_the_real_parser(tool: str, code: str) -> int | None:
+    """Exit status when the real tool's parser rejects argv (messages printed), else None."""
+    from trtsafe_lab.trtexec.flag_check import real_parse
+    from trtsafe_lab.trtexec.flag_table import load_table
+    from trtsafe_lab.trtexec.version import TrtVersion
+
+    kind = "trtexec_safe" if tool.startswith("trtexec_safe") else "trtexec"
+    table = load_table(kind, TrtVersion.from_code(int(code)))
+    parsed = real_parse(table, sys.argv[1:])
+    if parsed.accepted or parsed.help:
+        return None
+    stamp = time.strftime("[%m/%d/%Y-%H:%M:%S] ")
+    banner_stream = sys.stderr if kind == "trtexec_safe" else sys.stdout
+    print(f"&&&& RUNNING TensorRT.{kind} [TensorRT v{code}] [b0] # {' '.join(sys.argv)}",
+          file=banner_stream, flush=True)
+    for line in parsed.stderr_extra:
+        print(line, file=sys.stderr, flush=True)
+    if parsed.exit_code < 0:
+        os.abort()
+    if parsed.print_help:
+        print(f"TEST DOUBLE: {kind} help (flags of {', '.join(table.derived_from)})")
+    for message in parsed.errors:
+        print(f"{stamp}[E] {message}", file=sys.stderr, flush=True)
+    if parsed.failed_banner:
+        print(f"&&&& FAILED TensorRT.{kind} [TensorRT v{code}] [b0] # {' '.join(sys.argv)}",
+              file=banner_stream, flush=True)
+    return parsed.exit_code
+
+
 def main() -> int:
     opts = flags(sys.argv[1:])
     tool = Path(sys.argv[0]).name
+    code = os.environ.get("TRTEXEC_DOUBLE_VERSION", "110400")
     if "help" in opts or "h" in opts:
-        code = os.environ.get("TRTEXEC_DOUBLE_VERSION", "110400")
         print(f"&&&& RUNNING TensorRT.{tool} [TensorRT v{code}] # {tool} --help")
         print("=== Model Options ===")
         return 0
+    refused = rejected_by_the_real_parser(tool, code)
+    if refused is not None:
+        return refused
     case = Path(os.environ["TRTEXEC_DOUBLE_CASE"])
     lines = case.read_text(encoding="utf-8", errors="replace").splitlines()
     mode = os.environ.get("TRTEXEC_DOUBLE_MODE", "replay")

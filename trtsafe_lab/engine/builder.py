@@ -26,7 +26,6 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from trtsafe_lab._optional import require
 from trtsafe_lab.engine.monitor import (
     LogRecorder,
     MonitorAdapter,
@@ -34,19 +33,25 @@ from trtsafe_lab.engine.monitor import (
     make_progress_monitor,
 )
 from trtsafe_lab.rundir import RunWriter, utc_now
+from trtsafe_lab.trt_api import import_tensorrt
 from trtsafe_lab.trtexec.build import host_summary, record_failure_table
 from trtsafe_lab.trtexec.options import TrtexecOptions
 from trtsafe_lab.trtexec.progress import ProgressTracker
 from trtsafe_lab.trtexec.version import TrtVersion
 
-# Members this package touches on tensorrt objects (not reachable by a scan of ``trt.X``);
-# tests/test_tensorrt_names.py checks each against the 11.4 names file and this source.
-TENSORRT_MEMBERS_USED = (
-    "create_network", "parse_from_file", "create_builder_config", "engine_capability",
-    "max_aux_streams", "profiling_verbosity", "create_timing_cache", "set_timing_cache",
-    "remote_auto_tuning_config", "progress_monitor", "build_serialized_network", "serialize",
-    "phase_start", "step_complete", "phase_finish", "log",
-)
+# Members this package touches on tensorrt objects (not reachable by a scan of ``trt.X``), per
+# binding class; tests/test_tensorrt_names.py checks each against the class in NVIDIA's bindings
+# source (pyCore.cpp/pyGraph.cpp 11.1; OnnxParser: the 11.4 names list) and this source.
+TENSORRT_MEMBERS_USED: dict[str, tuple[str, ...]] = {
+    "Builder": ("create_network", "create_builder_config", "build_serialized_network"),
+    "OnnxParser": ("parse_from_file",),
+    "IBuilderConfig": ("engine_capability", "max_aux_streams", "profiling_verbosity",
+                       "create_timing_cache", "set_timing_cache", "remote_auto_tuning_config",
+                       "progress_monitor"),
+    "ITimingCache": ("serialize",),
+    "IProgressMonitor": ("phase_start", "step_complete", "phase_finish"),
+    "ILogger": ("log",),
+}
 
 
 _ANY_11X = TrtVersion(11, 4)  # for printing the equivalent trtexec command
@@ -145,7 +150,7 @@ def build_with_python_api(
     ``trt`` is for tests (a recording double); by default tensorrt is imported lazily.
     """
     check_python_build(options)
-    trt = trt or require("tensorrt", feature="Building with the TensorRT Python API")
+    trt = trt or import_tensorrt("Building with the TensorRT Python API")
     tracker = tracker or ProgressTracker()
     writer = RunWriter(Path(runs_dir), label)
     recorder = LogRecorder(sink=writer.write_line, tracker=tracker)

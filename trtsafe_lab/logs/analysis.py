@@ -9,7 +9,7 @@ import pandas as pd
 
 from trtsafe_lab.logs.parser import LogParser
 from trtsafe_lab.logs.source import LogSource, iter_lines
-from trtsafe_lab.logs.tables import failures_frame, summarize
+from trtsafe_lab.logs.tables import failures_frame, summarize_failures
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -62,7 +62,7 @@ class LogAnalysis:
 
     def summary(self) -> pd.DataFrame:
         """Failure rows counted by category, phase and layer (count, fatal_count)."""
-        return summarize(self._failures)
+        return summarize_failures(self._failures)
 
     @property
     def fatal(self) -> pd.DataFrame:

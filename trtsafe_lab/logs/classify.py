@@ -168,7 +168,7 @@ class ParseState:
 
 
 @dataclass
-class Finding:
+class LogFinding:
     """One layer name a record blames, with the category its wording implies."""
 
     layer: str
@@ -177,7 +177,7 @@ class Finding:
 
 
 @dataclass
-class Facts:
+class LogFacts:
     """Everything the rules read from one record."""
 
     severity: str
@@ -189,7 +189,7 @@ class Facts:
     category: str
     phase: str
     fatal: bool
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[LogFinding] = field(default_factory=list)
     framing: bool = False  # an ONNX-parser node header or NodeProto dump, context for an error
 
 
@@ -282,7 +282,7 @@ def marker_phase(text: str) -> str:
     return "build" if _BUILD_MARKER.search(text) else ""
 
 
-def examine(record: Record, state: ParseState) -> Facts:
+def examine(record: Record, state: ParseState) -> LogFacts:
     """Read one record, update ``state`` and return what the record says."""
     message = record.message
     prefix = record.prefix
@@ -291,7 +291,7 @@ def examine(record: Record, state: ParseState) -> Facts:
     if record.hit:
         for _, text in record.lines:
             state.phase = marker_phase(text) or state.phase
-    findings: list[Finding] = []
+    findings: list[LogFinding] = []
     seen: set[str] = set()
     first = _dump_text(record.lines[0][1]) if record.lines else ""
     framing = state.in_dump or _PARSE_HEADER.search(first) is not None or first.strip() in (
@@ -304,7 +304,7 @@ def examine(record: Record, state: ParseState) -> Facts:
         for name, category in line_names(text):
             if name not in seen:
                 seen.add(name)
-                findings.append(Finding(name, line_no, category))
+                findings.append(LogFinding(name, line_no, category))
     importer = _IMPORTER_NODE.search(record.lines[0][1]) if record.lines else None
     parser_error = record.hit and _PARSER_ERROR.search(message) is not None
     if parser_error:
@@ -315,7 +315,7 @@ def examine(record: Record, state: ParseState) -> Facts:
                 or ("" if state.header_seen else state.previous_importer_node)
             )
             if fallback:
-                findings.append(Finding(fallback, record.line))
+                findings.append(LogFinding(fallback, record.line))
         _reset_block(state)
     state.previous_importer_node = importer.group("name") if importer else ""
 
@@ -347,7 +347,7 @@ def examine(record: Record, state: ParseState) -> Facts:
     )
     for finding in findings:
         finding.category = finding.category or category
-    return Facts(
+    return LogFacts(
         severity=severity,
         source=_source(prefix.source, message),
         error_code=code,
@@ -375,7 +375,7 @@ def _source(source: str, message: str) -> str:
     return source
 
 
-def is_reported(facts: Facts) -> bool:
+def is_reported(facts: LogFacts) -> bool:
     """Does this record become failure rows? (names, or an error, or a known warning)."""
     if facts.severity not in REPORTED:
         return False

@@ -54,7 +54,7 @@ def failures_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     return _frame(rows, C.FAILURE_COLUMNS + extra)
 
 
-def summarize(failures: pd.DataFrame) -> pd.DataFrame:
+def summarize_failures(failures: pd.DataFrame) -> pd.DataFrame:
     """Failure rows counted by category, phase and layer, most frequent first.
 
     Columns: category, phase, layer ("" for rows that name no layer), count, fatal_count.

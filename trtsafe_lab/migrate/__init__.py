@@ -15,16 +15,14 @@ from trtsafe_lab.migrate.check import (
     has_errors,
     migration_findings,
 )
-from trtsafe_lab.migrate.demo import example_project
-from trtsafe_lab.migrate.rules import FINDING_COLUMNS, RULES, Finding, Rule, rules_frame
+from trtsafe_lab.migrate.rules import FINDING_COLUMNS, RULES, MigrationFinding, Rule, rules_frame
 
 __all__ = [
     "FINDING_COLUMNS",
     "RULES",
-    "Finding",
+    "MigrationFinding",
     "Rule",
     "check_paths",
-    "example_project",
     "findings_frame",
     "has_errors",
     "migration_findings",

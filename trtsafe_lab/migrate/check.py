@@ -8,17 +8,17 @@ from typing import TYPE_CHECKING
 
 from trtsafe_lab.migrate.ci_yaml import YamlSyntaxError, analyse_yaml
 from trtsafe_lab.migrate.cmake import CMakeSyntaxError, analyse_cmake
-from trtsafe_lab.migrate.commands import Facts, unshipped_companions
+from trtsafe_lab.migrate.commands import CommandFacts, unshipped_companions
 from trtsafe_lab.migrate.makefile import analyse_makefile, analyse_shell
 from trtsafe_lab.migrate.python_ast import analyse_python
-from trtsafe_lab.migrate.rules import ERROR, FINDING_COLUMNS, Finding, make_finding
+from trtsafe_lab.migrate.rules import ERROR, FINDING_COLUMNS, MigrationFinding, make_finding
 from trtsafe_lab.migrate.walker import file_kind, walk
 
 if TYPE_CHECKING:
     import pandas as pd
 
 
-def _read(path: Path, shown: str) -> tuple[bytes | None, Finding | None]:
+def _read(path: Path, shown: str) -> tuple[bytes | None, MigrationFinding | None]:
     try:
         data = path.read_bytes()
     except OSError as err:
@@ -33,7 +33,7 @@ def _read(path: Path, shown: str) -> tuple[bytes | None, Finding | None]:
     return data, None
 
 
-def analyse_file(path: Path, shown: str | None = None, kind: str | None = None) -> Facts:
+def analyse_file(path: Path, shown: str | None = None, kind: str | None = None) -> CommandFacts:
     """Findings and facts for one file; ``shown`` is the name findings report (default: path).
 
     Unreadable files give a ``file-unreadable`` finding; files that do not parse give
@@ -42,7 +42,7 @@ def analyse_file(path: Path, shown: str | None = None, kind: str | None = None) 
     shown = shown if shown is not None else str(path)
     data, problem = _read(path, shown)
     if problem is not None or data is None:
-        return Facts(findings=[problem] if problem else [])
+        return CommandFacts(findings=[problem] if problem else [])
     kind = kind or file_kind(path, data[:256])
     text = data.decode("utf-8")
     try:
@@ -62,12 +62,13 @@ def analyse_file(path: Path, shown: str | None = None, kind: str | None = None) 
             return analyse_yaml(text, shown)
     except SyntaxError as err:
         detail = f"Python syntax error: {err.msg}"
-        return Facts(findings=[make_finding("file-unparsable", shown, err.lineno or 0, detail)])
+        return CommandFacts(
+            findings=[make_finding("file-unparsable", shown, err.lineno or 0, detail)])
     except (CMakeSyntaxError, YamlSyntaxError) as err:
         detail = f"{kind} syntax error: {err}"
-        return Facts(findings=[make_finding("file-unparsable", shown, err.line, detail)])
+        return CommandFacts(findings=[make_finding("file-unparsable", shown, err.line, detail)])
     detail = "not a kind of file the checker reads (C/C++, Python, shell, Makefile, CMake, YAML)"
-    return Facts(findings=[make_finding("file-unparsable", shown, 0, detail)])
+    return CommandFacts(findings=[make_finding("file-unparsable", shown, 0, detail)])
 
 
 def iter_files(paths: Iterable[str | Path]) -> list[tuple[Path, bool]]:
@@ -89,31 +90,31 @@ def iter_files(paths: Iterable[str | Path]) -> list[tuple[Path, bool]]:
     return out
 
 
-def check_paths(paths: Iterable[str | Path]) -> list[Finding]:
+def check_paths(paths: Iterable[str | Path]) -> list[MigrationFinding]:
     """All findings for ``paths`` (files or folders), sorted by file and line.
 
     ``companion-so-not-shipped`` is decided last: an engine counts as a safe engine when its
     name says so or when any file of the scan builds safe engines or uses the safety runtime.
     """
-    results: list[tuple[str, Facts]] = []
+    results: list[tuple[str, CommandFacts]] = []
     for path, _ in iter_files(paths):
         results.append((str(path), analyse_file(path)))
     safety = any(facts.safety for _, facts in results)
     companions: dict[str, str] = {}
     for _, facts in results:
         companions.update(facts.companions)
-    findings: set[Finding] = set()
+    findings: set[MigrationFinding] = set()
     for shown, facts in results:
         findings.update(facts.findings)
         findings.update(unshipped_companions(shown, facts.ship_steps, companions, safety))
     return sorted(findings, key=lambda f: (f.file, f.line, f.rule, f.message))
 
 
-def has_errors(findings: Iterable[Finding]) -> bool:
+def has_errors(findings: Iterable[MigrationFinding]) -> bool:
     return any(f.severity == ERROR for f in findings)
 
 
-def findings_frame(findings: Iterable[Finding]) -> pd.DataFrame:
+def findings_frame(findings: Iterable[MigrationFinding]) -> pd.DataFrame:
     """Findings as a DataFrame with columns ``file``, ``line`` (1-based; 0 = whole file),
     ``rule`` (rule id), ``severity`` (``error``/``warning``), ``message`` and ``fix``."""
     import pandas as pd

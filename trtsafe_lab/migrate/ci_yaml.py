@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from trtsafe_lab._optional import require
-from trtsafe_lab.migrate.commands import Facts, make_ship_step
+from trtsafe_lab.migrate.commands import CommandFacts, make_ship_step
 from trtsafe_lab.migrate.makefile import analyse_commands
 from trtsafe_lab.migrate.shell import parse_shell
 from trtsafe_lab.migrate.words import Variables, Word, split_value
@@ -72,7 +72,7 @@ def _path_words(node: Node) -> list[Word]:
     return words
 
 
-def _visit(node: Node, variables: Variables, path: str, facts: Facts) -> None:
+def _visit(node: Node, variables: Variables, path: str, facts: CommandFacts) -> None:
     yaml = require("yaml", feature=FEATURE)
     if isinstance(node, yaml.SequenceNode):
         for item in node.value:
@@ -103,10 +103,10 @@ def _visit(node: Node, variables: Variables, path: str, facts: Facts) -> None:
             _visit(value, variables, path, facts)
 
 
-def analyse_yaml(text: str, path: str) -> Facts:
+def analyse_yaml(text: str, path: str) -> CommandFacts:
     """Findings for a CI YAML file (raises :class:`YamlSyntaxError` when it is not YAML)."""
     yaml = require("yaml", feature=FEATURE)
-    facts = Facts()
+    facts = CommandFacts()
     try:
         documents = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
     except yaml.YAMLError as err:

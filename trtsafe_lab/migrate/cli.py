@@ -13,18 +13,18 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from trtsafe_lab.migrate.check import check_paths, has_errors
-from trtsafe_lab.migrate.rules import ERROR, Finding
+from trtsafe_lab.migrate.rules import ERROR, MigrationFinding
 
 UNREADABLE = "file-unreadable"
 
 
-def write_json(findings: Sequence[Finding], out: TextIO) -> None:
+def write_json(findings: Sequence[MigrationFinding], out: TextIO) -> None:
     """A JSON array of ``{file, line, rule, severity, message, fix}`` objects."""
     json.dump([f.as_dict() for f in findings], out, indent=2)
     out.write("\n")
 
 
-def write_table(findings: Sequence[Finding], out: TextIO) -> None:
+def write_table(findings: Sequence[MigrationFinding], out: TextIO) -> None:
     """One block per finding: ``file:line  severity  rule``, the message, then the fix."""
     for f in findings:
         out.write(f"{f.file}:{f.line}  {f.severity}  {f.rule}\n")
@@ -38,7 +38,7 @@ def write_table(findings: Sequence[Finding], out: TextIO) -> None:
     )
 
 
-def exit_code(findings: Sequence[Finding]) -> int:
+def exit_code(findings: Sequence[MigrationFinding]) -> int:
     if any(f.rule == UNREADABLE for f in findings):
         return 2
     return 1 if has_errors(findings) else 0

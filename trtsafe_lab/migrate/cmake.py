@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from trtsafe_lab.migrate.commands import Facts, analyse_command, make_ship_step
+from trtsafe_lab.migrate.commands import CommandFacts, analyse_command, make_ship_step
 from trtsafe_lab.migrate.words import Variables, Word, expand_cmake
 
 _COMMAND_END = {
@@ -179,10 +179,10 @@ def _groups(words: list[Word], start: str, end: set[str]) -> list[list[Word]]:
     return groups
 
 
-def analyse_cmake(text: str, path: str) -> Facts:
+def analyse_cmake(text: str, path: str) -> CommandFacts:
     """Findings for a CMakeLists.txt or ``*.cmake`` file (raises :class:`CMakeSyntaxError`)."""
     variables = Variables({"CMAKE_COMMAND": [Word("cmake", 0)]})
-    facts = Facts()
+    facts = CommandFacts()
     for call in lex(text):
         words = [w for arg in call.args for w in _expand(arg, variables)]
         if call.name == "set" and words:

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlsplit
 
-from trtsafe_lab.migrate.rules import Finding, make_finding
+from trtsafe_lab.migrate.rules import MigrationFinding, make_finding
 from trtsafe_lab.migrate.words import Word
 from trtsafe_lab.trtexec.rules import (
     COMPANION_SO_FLAGS,
@@ -45,16 +45,16 @@ class ShipStep:
 
 
 @dataclass
-class Facts:
+class CommandFacts:
     """What one file (or one command) showed: findings, ship steps, declared companion .so
     names and whether it uses the safety stack."""
 
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[MigrationFinding] = field(default_factory=list)
     ship_steps: list[ShipStep] = field(default_factory=list)
     companions: dict[str, str] = field(default_factory=dict)  # engine path -> companion .so
     safety: bool = False  # a safe build or safe runtime was seen
 
-    def extend(self, other: Facts) -> None:
+    def extend(self, other: CommandFacts) -> None:
         self.findings.extend(other.findings)
         self.ship_steps.extend(other.ship_steps)
         self.companions.update(other.companions)
@@ -101,7 +101,7 @@ def remote_paths_outside_overlay(config: str) -> list[str]:
     return bad
 
 
-def _check_trtexec(argv: list[Word], name: str, file: str, facts: Facts) -> None:
+def _check_trtexec(argv: list[Word], name: str, file: str, facts: CommandFacts) -> None:
     options = _options(argv)
     names = {opt for opt, _, _ in options}
     safe = name == TRTEXEC_SAFE or "safe" in names
@@ -191,9 +191,9 @@ def _tar_creates(operands: list[Word]) -> bool:
     return ("c" in first and not first.startswith("-")) or any("c" in flag for flag in short)
 
 
-def analyse_command(argv: list[Word], file: str) -> Facts:
+def analyse_command(argv: list[Word], file: str) -> CommandFacts:
     """Findings and facts for one command (``argv[0]`` is the program)."""
-    facts = Facts()
+    facts = CommandFacts()
     if not argv:
         return facts
     name = program_name(argv[0])
@@ -227,7 +227,7 @@ def companion_shipped(engine: Word, libraries: list[Word], companions: dict[str,
 
 def unshipped_companions(
     file: str, steps: list[ShipStep], companions: dict[str, str], safety: bool
-) -> list[Finding]:
+) -> list[MigrationFinding]:
     """``companion-so-not-shipped`` for engines shipped in ``steps`` without their .so.
 
     An engine counts as a safe engine when ``safety`` is True (the scan saw a safe build or the
@@ -235,7 +235,7 @@ def unshipped_companions(
     the same file.
     """
     libraries = [lib for step in steps for lib in step.libraries]
-    out: list[Finding] = []
+    out: list[MigrationFinding] = []
     for step in steps:
         for engine in step.engines:
             if not (safety or "safe" in _basename(engine.text).lower()):

@@ -15,14 +15,14 @@ from trtsafe_lab.migrate.commands import (
     OVERLAY,
     TRTEXEC,
     TRTEXEC_SAFE,
-    Facts,
+    CommandFacts,
     analyse_command,
     program_name,
     remote_paths_outside_overlay,
 )
 from trtsafe_lab.migrate.cpp_streams import aux_destroyed_early, aux_unregistered, error_exit
 from trtsafe_lab.migrate.cpp_tree import Node, SourceFile
-from trtsafe_lab.migrate.rules import Finding, make_finding
+from trtsafe_lab.migrate.rules import MigrationFinding, make_finding
 from trtsafe_lab.migrate.shell import parse_shell
 from trtsafe_lab.migrate.words import Word
 
@@ -89,8 +89,8 @@ def _looks_like_recorder(file: SourceFile, node: Node) -> bool:
     return bool(name) and "Recorder" in t.declared_type(file.root, name)
 
 
-def _create_graph(file: SourceFile) -> list[Finding]:
-    out: list[Finding] = []
+def _create_graph(file: SourceFile) -> list[MigrationFinding]:
+    out: list[MigrationFinding] = []
     for call in file.by_name("createTRTGraph"):
         args = t.arguments(call)
         if len(args) < 4:
@@ -138,8 +138,8 @@ def _safety_configs(file: SourceFile, scope: Node | None) -> set[str]:
     return names
 
 
-def _safe_build(file: SourceFile) -> list[Finding]:
-    out: list[Finding] = []
+def _safe_build(file: SourceFile) -> list[MigrationFinding]:
+    out: list[MigrationFinding] = []
     file_configs = _safety_configs(file, None)
     for call in file.by_name("buildSerializedNetwork"):
         args = t.arguments(call)
@@ -159,7 +159,7 @@ def _safe_build(file: SourceFile) -> list[Finding]:
     return out
 
 
-def _safety_scope(file: SourceFile) -> list[Finding]:
+def _safety_scope(file: SourceFile) -> list[MigrationFinding]:
     lines = sorted(
         {
             t.line(n)
@@ -208,8 +208,8 @@ def _early_reject(call: Node, function: Node) -> bool:
     return error_exit(consequence)
 
 
-def _network_supported(file: SourceFile) -> list[Finding]:
-    out: list[Finding] = []
+def _network_supported(file: SourceFile) -> list[MigrationFinding]:
+    out: list[MigrationFinding] = []
     for call in file.by_name("isNetworkSupported"):
         function = t.enclosing_function(call)
         if function is None or _early_reject(call, function):
@@ -252,10 +252,10 @@ def _literal_words(node: Node) -> list[Word]:
     return commands[0] if len(commands) == 1 else []
 
 
-def _command_strings(file: SourceFile) -> Facts:
+def _command_strings(file: SourceFile) -> CommandFacts:
     """trtexec command lines written in C/C++: ``system("trtexec ...")`` / ``popen`` strings
     and argv initialisers such as ``{"trtexec", "--safe", "--fp16"}``."""
-    facts = Facts()
+    facts = CommandFacts()
     for call in file.by_name("system", "popen", "execl", "execlp", "execv", "execvp"):
         args = t.arguments(call)
         if args and args[0].type in _STRINGS:
@@ -293,10 +293,10 @@ def _safety_evidence(file: SourceFile) -> bool:
     return False
 
 
-def analyse_cpp(source: bytes, path: str) -> Facts:
+def analyse_cpp(source: bytes, path: str) -> CommandFacts:
     """All C/C++ findings for one source file (``path`` is what findings report)."""
     file = SourceFile(source, path)
-    facts = Facts(safety=_safety_evidence(file))
+    facts = CommandFacts(safety=_safety_evidence(file))
     error = t.first_error(file.root)
     if error is not None:
         facts.findings.append(

@@ -9,7 +9,7 @@ import re
 
 from trtsafe_lab.migrate import cpp_tree as t
 from trtsafe_lab.migrate.cpp_tree import Node, SourceFile
-from trtsafe_lab.migrate.rules import Finding, make_finding
+from trtsafe_lab.migrate.rules import MigrationFinding, make_finding
 
 _ZERO_AUX_COMMENT = re.compile(r"maxAuxStreams\s*[=:]?\s*0\b|max_aux_streams\s*=\s*0\b")
 _ERROR_EXITS = {"return_statement", "throw_statement"}
@@ -33,12 +33,12 @@ def _zero_aux_evidence(file: SourceFile) -> bool:
     )
 
 
-def aux_unregistered(file: SourceFile) -> list[Finding]:
+def aux_unregistered(file: SourceFile) -> list[MigrationFinding]:
     executes = [c for c in file.by_name("executeAsync") if _is_graph_execute(c)]
     if not executes or _zero_aux_evidence(file):
         return []
     registered = _aux_registered(file)
-    out: list[Finding] = []
+    out: list[MigrationFinding] = []
     seen_functions: set[int] = set()
     for call in executes:
         function = t.enclosing_function(call)
@@ -82,8 +82,8 @@ def _error_path(node: Node, function: Node) -> bool:
     return error_exit(branch.child_by_field_name("consequence"))
 
 
-def aux_destroyed_early(file: SourceFile) -> list[Finding]:
-    out: list[Finding] = []
+def aux_destroyed_early(file: SourceFile) -> list[MigrationFinding]:
+    out: list[MigrationFinding] = []
     functions = {
         f.start_byte: f for c in file.by_name("sync") if (f := t.enclosing_function(c)) is not None
     }

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from trtsafe_lab.migrate.commands import Facts, analyse_command
+from trtsafe_lab.migrate.commands import CommandFacts, analyse_command
 from trtsafe_lab.migrate.shell import parse_shell
 from trtsafe_lab.migrate.words import Variables, Word, expand_make, expand_shell, split_value
 
@@ -20,14 +20,14 @@ _MAKE_ASSIGN = re.compile(
 _DIRECTIVES = ("ifeq", "ifneq", "ifdef", "ifndef", "else", "endif", "include", "-include", "define")
 
 
-def analyse_commands(commands: list[list[Word]], path: str) -> Facts:
-    facts = Facts()
+def analyse_commands(commands: list[list[Word]], path: str) -> CommandFacts:
+    facts = CommandFacts()
     for argv in commands:
         facts.extend(analyse_command(argv, path))
     return facts
 
 
-def analyse_shell(text: str, path: str, first_line: int = 1) -> Facts:
+def analyse_shell(text: str, path: str, first_line: int = 1) -> CommandFacts:
     """Findings for a shell script (or any shell snippet starting at ``first_line``)."""
     return analyse_commands(parse_shell(text, first_line), path)
 
@@ -101,11 +101,11 @@ def _rule_variables(rule: str, line: int, make_vars: Variables) -> Variables:
     return variables
 
 
-def analyse_makefile(text: str, path: str) -> Facts:
+def analyse_makefile(text: str, path: str) -> CommandFacts:
     """Findings for a Makefile: recipe lines run through the shell front end."""
     make_vars = Variables()
     rule_vars = make_vars
-    facts = Facts()
+    facts = CommandFacts()
     in_rule = False
 
     def expand(word: Word, shell_vars: Variables) -> list[Word]:

@@ -17,7 +17,7 @@ import ast
 
 from trtsafe_lab.migrate.commands import (
     OVERLAY,
-    Facts,
+    CommandFacts,
     analyse_command,
     make_ship_step,
     remote_paths_outside_overlay,
@@ -177,7 +177,7 @@ def _early_reject(scope: _Scope, call: ast.Call) -> bool:
     return False
 
 
-def _remote_config(scope: _Scope, path: str, facts: Facts) -> None:
+def _remote_config(scope: _Scope, path: str, facts: CommandFacts) -> None:
     """``config.remote_auto_tuning_config = "ssh://...?remote_exec_path=..."``."""
     for node in scope.nodes:
         if isinstance(node, ast.Assign) and any(
@@ -193,7 +193,7 @@ def _remote_config(scope: _Scope, path: str, facts: Facts) -> None:
                 )
 
 
-def _scope_rules(scope: _Scope, path: str, facts: Facts) -> None:
+def _scope_rules(scope: _Scope, path: str, facts: CommandFacts) -> None:
     _remote_config(scope, path, facts)
     configs = _safety_configs(scope)
     for call in _calls(scope, "build_serialized_network"):
@@ -257,10 +257,10 @@ def _scope_rules(scope: _Scope, path: str, facts: Facts) -> None:
             facts.ship_steps.append(step)
 
 
-def analyse_python(text: str, path: str) -> Facts:
+def analyse_python(text: str, path: str) -> CommandFacts:
     """Findings for one Python file (raises :class:`SyntaxError` when it does not parse)."""
     tree = ast.parse(text, filename=path)
-    facts = Facts()
+    facts = CommandFacts()
     module = _Scope(tree, None)
     scopes = [module] + [
         _Scope(node, module)

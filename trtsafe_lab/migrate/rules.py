@@ -179,7 +179,7 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in _RULE_LIST}
 
 
 @dataclass(frozen=True, order=True)
-class Finding:
+class MigrationFinding:
     """One finding: where (file, 1-based line), which rule, how bad, what and the fix."""
 
     file: str
@@ -193,11 +193,11 @@ class Finding:
         return asdict(self)
 
 
-def make_finding(rule_id: str, file: str, line: int, detail: str = "") -> Finding:
+def make_finding(rule_id: str, file: str, line: int, detail: str = "") -> MigrationFinding:
     """A finding for ``rule_id`` at ``file:line``; ``detail`` (what exactly) leads the message."""
     rule = RULES[rule_id]
     message = f"{detail}: {rule.message}" if detail else rule.message
-    return Finding(file, line, rule.id, rule.severity, message, rule.fix)
+    return MigrationFinding(file, line, rule.id, rule.severity, message, rule.fix)
 
 
 def rules_frame() -> pd.DataFrame:

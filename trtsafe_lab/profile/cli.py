@@ -1,4 +1,4 @@
-"""``trtsafe-lab profile compare|reference|engine``: aux-stream versus single-stream profiling."""
+"""``trtsafe-lab profile compare|reference|engine|trtexec``: aux-stream profiling."""
 
 from __future__ import annotations
 
@@ -29,13 +29,16 @@ def _positive(text: str) -> int:
 
 def _compare(args: argparse.Namespace) -> int:
     from trtsafe_lab.profile.compare import compare_runs, to_json_records
-    from trtsafe_lab.profile.loaders import ExportError, load_run
+    from trtsafe_lab.profile.loaders import ExportError, load_profile_run
 
     try:
-        runs = [load_run(Path(p)) for p in args.runs]
+        runs = [load_profile_run(Path(p)) for p in args.runs]
         table = compare_runs(runs, baseline=args.baseline, metric=args.metric)
     except (ExportError, ValueError) as err:
         raise UsageError(str(err)) from err
+    for run in runs:  # runs that are not per-iteration records say what their samples are
+        if str(run.info.get("statistics", "")).startswith("summary-only"):
+            print(f"note: {run.name}: {run.info['statistics']}", file=sys.stderr)
     if args.format == "json":
         json.dump(to_json_records(table), sys.stdout, indent=1)
         print()
@@ -75,7 +78,7 @@ def _reference(args: argparse.Namespace) -> int:
 
 
 def _engine(args: argparse.Namespace) -> int:
-    from trtsafe_lab.profile.engine import profile_engine
+    from trtsafe_lab.profile.trt_engine_executor import profile_engine
 
     paths = profile_engine(Path(args.engine), aux_streams=args.aux_streams,
                            warmup=args.warmup, iterations=args.iterations,
@@ -97,21 +100,31 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     cmp_.add_argument("--baseline", help="the run (by name) to compare against (default: first)")
     cmp_.add_argument("--metric", choices=("latency", "compute"), default="latency",
                       help="latency uses latencyMs, compute uses computeMs (default: latency)")
-    cmp_.add_argument("--format", choices=("table", "json"), default="table")
+    cmp_.add_argument("--format", choices=("table", "json"), default="table",
+                      help="print a table or JSON records (default: table)")
     cmp_.add_argument("--plot", metavar="FILE.png", help="also write a comparison figure")
     cmp_.set_defaults(func=_compare)
 
     ref = sub.add_parser("reference", help="run the reference multi-branch CUDA workload (GPU)")
-    ref.add_argument("--branches", type=_positive, default=4)
-    ref.add_argument("--depth", type=_positive, default=8)
-    ref.add_argument("--blocks", type=_positive, default=4)
-    ref.add_argument("--threads", type=_positive, default=128)
-    ref.add_argument("--iters", type=_positive, default=4096)
+    ref.add_argument("--branches", type=_positive, default=4,
+                     help="independent branches of the workload, each a chain of dependent kernels "
+                     "(default: 4)")
+    ref.add_argument("--depth", type=_positive, default=8,
+                     help="serially dependent kernels per branch (default: 8)")
+    ref.add_argument("--blocks", type=_positive, default=4,
+                     help="thread blocks per kernel launch (default: 4)")
+    ref.add_argument("--threads", type=_positive, default=128,
+                     help="threads per block (default: 128)")
+    ref.add_argument("--iters", type=_positive, default=4096,
+                     help="integer-hash rounds per thread in each kernel: the work per kernel "
+                     "(default: 4096)")
     ref.add_argument("--aux", type=_int_list, default=[0, 4],
                      help="aux-stream counts to run, comma-separated (default: 0,4)")
     ref.add_argument("--graph", action="store_true", help="replay a captured CUDA graph")
-    ref.add_argument("--warmup", type=int, default=20)
-    ref.add_argument("--iterations", type=_positive, default=200)
+    ref.add_argument("--warmup", type=int, default=20,
+                     help="untimed forward passes before timing (default: 20)")
+    ref.add_argument("--iterations", type=_positive, default=200,
+                     help="timed forward passes per run (default: 200)")
     ref.add_argument("--events-in-graph", action="store_true",
                      help="with --graph: record the timing events inside the graph")
     ref.add_argument("--trace", action="store_true",
@@ -127,7 +140,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     eng.add_argument("--graph", action="store_true", help="replay a captured CUDA graph")
     eng.add_argument("--trace", action="store_true",
                      help="also record a CUPTI kernel trace (needs cupti-python)")
-    eng.add_argument("--warmup", type=int, default=20)
-    eng.add_argument("--iterations", type=_positive, default=200)
+    eng.add_argument("--warmup", type=int, default=20,
+                     help="untimed inferences before timing (default: 20)")
+    eng.add_argument("--iterations", type=_positive, default=200,
+                     help="timed inferences per run (default: 200)")
     eng.add_argument("--out", default="out/profile", help="parent folder of the run directories")
     eng.set_defaults(func=_engine)
+
+    from trtsafe_lab.profile.trtexec_cli import register_trtexec
+
+    register_trtexec(sub)

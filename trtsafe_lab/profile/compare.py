@@ -6,7 +6,9 @@
 ``speedup_vs_baseline`` (baseline median / this median), ``speedup_ci_low``/``_high`` (bootstrap
 95% CI), ``p_value`` (two-sided Mann-Whitney U) and ``significant`` (p < 0.05); and, where the run
 records them, ``num_aux_streams``, ``device_memory_bytes``, ``ideal_speedup``, ``warmup``,
-``iterations``.
+``iterations``, ``statistics`` (what the samples are: per-iteration records, or for a
+summary-only trtexec_safe run the medians of its repeats; with one sample on a side there is no
+speedup CI).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from trtsafe_lab.profile.loaders import Run
-from trtsafe_lab.profile.stats import mann_whitney, speedup_ci, summarize
+from trtsafe_lab.profile.stats import latency_summary, mann_whitney, speedup_ci
 
 METRICS = {"latency": "latency_ms", "compute": "compute_ms"}
 # The JSON keys of `trtsafe-lab profile compare --format json`, in order.
@@ -27,7 +29,7 @@ JSON_KEYS = ("run", "n", "median_ms", "mean_ms", "p90_ms", "p95_ms", "p99_ms", "
 SPEEDUP_KEYS = ("speedup_vs_baseline", "speedup_ci_low", "speedup_ci_high")
 COMPARE_COLUMNS = (*JSON_KEYS, "std_ms", *SPEEDUP_KEYS, "p_value", "significant",
                    "num_aux_streams", "device_memory_bytes", "ideal_speedup", "warmup",
-                   "iterations")
+                   "iterations", "statistics")
 
 
 def run_samples(run: Run, metric: str) -> np.ndarray:
@@ -52,7 +54,8 @@ def _recorded(run: Run) -> dict[str, Any]:
     return {"num_aux_streams": info.get("num_aux_streams"),
             "device_memory_bytes": info.get("device_memory_bytes"),
             "ideal_speedup": info.get("ideal_speedup"),
-            "warmup": timing.get("warmup"), "iterations": timing.get("iterations")}
+            "warmup": timing.get("warmup"), "iterations": timing.get("iterations"),
+            "statistics": info.get("statistics")}
 
 
 def compare_runs(runs: Sequence[Run], *, baseline: str | None = None, metric: str = "latency",
@@ -70,8 +73,8 @@ def compare_runs(runs: Sequence[Run], *, baseline: str | None = None, metric: st
     rows = []
     for run in runs:
         samples = run_samples(run, metric)
-        row: dict[str, Any] = {"run": run.name, **summarize(samples, span_ms=_span_ms(run))}
-        if run.name != base_name:
+        row: dict[str, Any] = {"run": run.name, **latency_summary(samples, span_ms=_span_ms(run))}
+        if run.name != base_name and min(len(base), len(samples)) > 1:
             s = speedup_ci(base, samples, level=level, resamples=resamples)
             test = mann_whitney(base, samples)
             row.update(speedup_vs_baseline=s.speedup, speedup_ci_low=s.ci_low,

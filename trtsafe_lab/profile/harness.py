@@ -3,10 +3,10 @@
 An executor is anything with ``num_aux_streams``, ``device_memory_bytes``,
 ``set_aux_streams(streams)`` and ``execute_async(stream)``: the reference workload
 (:mod:`trtsafe_lab.profile.reference`) and the TensorRT engine executor
-(:mod:`trtsafe_lab.profile.engine`). The harness owns the streams (non-blocking, distinct, never
-the default), registers the aux streams before the first ``execute_async``, optionally captures
-one forward pass into a CUDA graph, times every iteration with CUDA events on the main stream, and
-destroys the streams only after the final synchronize.
+(:mod:`trtsafe_lab.profile.trt_engine_executor`). The harness owns the streams (non-blocking,
+distinct, never the default), registers the aux streams before the first ``execute_async``,
+optionally captures one forward pass into a CUDA graph, times every iteration with CUDA events on
+the main stream, and destroys the streams only after the final synchronize.
 
 Per-iteration records use trtexec's ``--exportTimes`` schema (see :data:`TIMING_KEYS`), so the
 same loaders and statistics read reference runs, engine runs and trtexec exports.
@@ -20,10 +20,10 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from trtsafe_lab.profile._cuda import (
+from trtsafe_lab.cuda_api import (
     ResourceLedger,
     captured_graph,
-    check,
+    check_cuda,
     cuda_events,
     cuda_streams,
     launch_graph,
@@ -37,7 +37,7 @@ TIMING_KEYS = ("startEnqMs", "endEnqMs", "startH2dMs", "endH2dMs", "startCompute
                "endComputeMs", "startD2hMs", "endD2hMs", "h2dMs", "computeMs", "d2hMs", "latencyMs")
 
 
-class Executor(Protocol):
+class TimedExecutor(Protocol):
     """What the harness drives (TensorRT's execution-context shape)."""
 
     num_aux_streams: int
@@ -80,7 +80,7 @@ class TimedRun:
 
 @contextlib.contextmanager
 def registered_streams(
-    executor: Executor, ledger: ResourceLedger | None = None
+    executor: TimedExecutor, ledger: ResourceLedger | None = None
 ) -> Iterator[int]:
     """Create the main stream and the executor's aux streams, register the aux streams, yield the
     main stream; on exit synchronize and destroy all of them (even after an error)."""
@@ -93,7 +93,7 @@ def registered_streams(
 
 @contextlib.contextmanager
 def forward_pass(
-    executor: Executor, main: int, use_graph: bool, ledger: ResourceLedger | None = None
+    executor: TimedExecutor, main: int, use_graph: bool, ledger: ResourceLedger | None = None
 ) -> Iterator[Callable[[], None]]:
     """Yield a callable that enqueues one forward pass on ``main`` (graph replay or eager).
 
@@ -110,7 +110,7 @@ def forward_pass(
 
 
 def profile(
-    executor: Executor, config: TimingConfig = TimingConfig(),
+    executor: TimedExecutor, config: TimingConfig = TimingConfig(),
     ledger: ResourceLedger | None = None,
 ) -> TimedRun:
     """Time ``config.iterations`` forward passes of ``executor`` after ``config.warmup`` ones."""
@@ -138,7 +138,7 @@ def _timed_iterations(launch: Callable[[Any, Any], None], warm: Callable[[], Non
         warm()
     synchronize(main)
     host = []
-    check(rt.cudaEventRecord(ref, main), "cudaEventRecord")
+    check_cuda(rt.cudaEventRecord(ref, main), "cudaEventRecord")
     t0 = time.perf_counter()
     for start, end in zip(starts, ends, strict=True):
         a = time.perf_counter()
@@ -153,15 +153,15 @@ def _timed_loop(enqueue: Callable[[], None], main: int, config: TimingConfig, re
     rt = runtime_api()
 
     def launch(start: Any, end: Any) -> None:
-        check(rt.cudaEventRecord(start, main), "cudaEventRecord")
+        check_cuda(rt.cudaEventRecord(start, main), "cudaEventRecord")
         enqueue()
-        check(rt.cudaEventRecord(end, main), "cudaEventRecord")
+        check_cuda(rt.cudaEventRecord(end, main), "cudaEventRecord")
 
     return _timed_iterations(launch, enqueue, main, config, ref, starts, ends)
 
 
 def _timed_loop_events_in_graph(
-    executor: Executor, main: int, config: TimingConfig, ref: Any, starts: list[Any],
+    executor: TimedExecutor, main: int, config: TimingConfig, ref: Any, starts: list[Any],
     ends: list[Any], placeholders: list[Any], ledger: ResourceLedger | None,
 ) -> list[tuple[float, float]]:
     rt = runtime_api()
@@ -171,18 +171,18 @@ def _timed_loop_events_in_graph(
     synchronize(main)
 
     def timed_pass(stream: int) -> None:
-        check(rt.cudaEventRecordWithFlags(first, stream, external), "cudaEventRecordWithFlags")
+        check_cuda(rt.cudaEventRecordWithFlags(first, stream, external), "cudaEventRecordWithFlags")
         executor.execute_async(stream)
-        check(rt.cudaEventRecordWithFlags(last, stream, external), "cudaEventRecordWithFlags")
+        check_cuda(rt.cudaEventRecordWithFlags(last, stream, external), "cudaEventRecordWithFlags")
 
     with captured_graph(main, timed_pass, ledger) as captured:
         nodes = captured.event_record_nodes()
         start_node, end_node = nodes[int(first)], nodes[int(last)]
 
         def point(start: Any, end: Any) -> None:
-            check(rt.cudaGraphExecEventRecordNodeSetEvent(captured.exec, start_node, start),
+            check_cuda(rt.cudaGraphExecEventRecordNodeSetEvent(captured.exec, start_node, start),
                   "cudaGraphExecEventRecordNodeSetEvent")
-            check(rt.cudaGraphExecEventRecordNodeSetEvent(captured.exec, end_node, end),
+            check_cuda(rt.cudaGraphExecEventRecordNodeSetEvent(captured.exec, end_node, end),
                   "cudaGraphExecEventRecordNodeSetEvent")
 
         def launch(start: Any, end: Any) -> None:
@@ -199,15 +199,15 @@ def _records(ref: Any, starts: list[Any], ends: list[Any],
     rt = runtime_api()
     records = []
     for (enq_start, enq_end), start, end in zip(host, starts, ends, strict=True):
-        s = float(check(rt.cudaEventElapsedTime(ref, start), "cudaEventElapsedTime"))
-        e = float(check(rt.cudaEventElapsedTime(ref, end), "cudaEventElapsedTime"))
+        s = float(check_cuda(rt.cudaEventElapsedTime(ref, start), "cudaEventElapsedTime"))
+        e = float(check_cuda(rt.cudaEventElapsedTime(ref, end), "cudaEventElapsedTime"))
         records.append(dict(zip(TIMING_KEYS, (
             enq_start, enq_end, s, s, s, e, e, e, 0.0, e - s, 0.0, e - s), strict=True)))
     return records
 
 
 def bare_graph_replay_ms(
-    executor: Executor, *, launches: int = 200, repeats: int = 5, warmup: int = 20
+    executor: TimedExecutor, *, launches: int = 200, repeats: int = 5, warmup: int = 20
 ) -> list[float]:
     """The baseline for harness overhead: a bare loop of ``launches`` graph replays between two
     events, no per-iteration events or host bookkeeping; ``repeats`` loops, mean ms per replay
@@ -220,10 +220,10 @@ def bare_graph_replay_ms(
             enqueue()
         synchronize(main)
         for _ in range(repeats):
-            check(rt.cudaEventRecord(start, main), "cudaEventRecord")
+            check_cuda(rt.cudaEventRecord(start, main), "cudaEventRecord")
             for _ in range(launches):
                 enqueue()
-            check(rt.cudaEventRecord(end, main), "cudaEventRecord")
+            check_cuda(rt.cudaEventRecord(end, main), "cudaEventRecord")
             synchronize(main)
-            out.append(float(check(rt.cudaEventElapsedTime(start, end), "elapsed")) / launches)
+            out.append(float(check_cuda(rt.cudaEventElapsedTime(start, end), "elapsed")) / launches)
     return out

@@ -7,7 +7,7 @@ the columns in :data:`TIME_COLUMNS` (snake_case, milliseconds):
   device-side start/end of the input copy, compute and output copy;
 - ``h2d_ms``, ``compute_ms``, ``d2h_ms``: their durations; ``latency_ms``: end-to-end latency.
 
-:func:`load_run` reads either a trtsafe-lab run directory (``manifest.json`` +
+:func:`load_profile_run` reads either a trtsafe-lab run directory (``manifest.json`` +
 ``run.timing.json``) or a folder of trtexec exports (one ``*.timing.json``; its ``*.profile.json``
 and ``*.graph.json`` are found by the layer loaders in :mod:`trtsafe_lab.profile.layers`).
 """
@@ -72,7 +72,7 @@ class Run:
     files: dict[str, Path] = field(default_factory=dict)
 
 
-def load_run(path: Path) -> Run:
+def load_profile_run(path: Path) -> Run:
     """A run directory or a folder of trtexec exports (or a single ``*.timing.json``)."""
     path = Path(path)
     if path.is_file():

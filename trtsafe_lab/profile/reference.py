@@ -28,9 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from trtsafe_lab.profile._cuda import (
+from trtsafe_lab.cuda_api import (
     activate_device,
-    check,
+    check_cuda,
     driver_api,
     nvrtc_compile,
     runtime_api,
@@ -172,21 +172,21 @@ class ReferenceWorkload:
     def _allocate(self, lanes: int) -> None:
         rt, drv = runtime_api(), driver_api()
         activate_device(self.device)
-        major = check(rt.cudaDeviceGetAttribute(
+        major = check_cuda(rt.cudaDeviceGetAttribute(
             rt.cudaDeviceAttr.cudaDevAttrComputeCapabilityMajor, self.device), "cc major")
-        minor = check(rt.cudaDeviceGetAttribute(
+        minor = check_cuda(rt.cudaDeviceGetAttribute(
             rt.cudaDeviceAttr.cudaDevAttrComputeCapabilityMinor, self.device), "cc minor")
         cubin = _compile(f"sm_{major}{minor}")
         image = np.frombuffer(cubin, dtype=np.uint8)
-        self._module = check(drv.cuModuleLoadData(image.ctypes.data), "cuModuleLoadData")
-        self._function = check(drv.cuModuleGetFunction(self._module, KERNEL_NAME.encode()),
+        self._module = check_cuda(drv.cuModuleLoadData(image.ctypes.data), "cuModuleLoadData")
+        self._function = check_cuda(drv.cuModuleGetFunction(self._module, KERNEL_NAME.encode()),
                                "cuModuleGetFunction")
-        self._base = check(rt.cudaMalloc(self.device_memory_bytes), "cudaMalloc")
-        check(rt.cudaMemset(self._base, 0, self.device_memory_bytes), "cudaMemset")
+        self._base = check_cuda(rt.cudaMalloc(self.device_memory_bytes), "cudaMalloc")
+        check_cuda(rt.cudaMemset(self._base, 0, self.device_memory_bytes), "cudaMemset")
         flags = rt.cudaEventDisableTiming
-        self._fork = check(rt.cudaEventCreateWithFlags(flags), "cudaEventCreateWithFlags")
+        self._fork = check_cuda(rt.cudaEventCreateWithFlags(flags), "cudaEventCreateWithFlags")
         for _ in range(self.num_aux_streams):
-            self._joins.append(check(rt.cudaEventCreateWithFlags(flags),
+            self._joins.append(check_cuda(rt.cudaEventCreateWithFlags(flags),
                                      "cudaEventCreateWithFlags"))
         # Pre-pack every launch's parameters once, so execute_async does no Python packing.
         spec, base = self.spec, int(self._base)
@@ -233,19 +233,19 @@ class ReferenceWorkload:
         if stream in self._aux:
             raise ValueError(f"the main stream {stream} is also registered as an aux stream")
         rt = runtime_api()
-        check(rt.cudaEventRecord(self._fork, stream), "cudaEventRecord(fork)")
+        check_cuda(rt.cudaEventRecord(self._fork, stream), "cudaEventRecord(fork)")
         for aux in self._aux:
-            check(rt.cudaStreamWaitEvent(aux, self._fork, 0), "cudaStreamWaitEvent(fork)")
+            check_cuda(rt.cudaStreamWaitEvent(aux, self._fork, 0), "cudaStreamWaitEvent(fork)")
         for branch, steps in enumerate(self._launches):
             self._launch_branch(steps, self._aux[branch % self.num_aux_streams])
         for aux, join in zip(self._aux, self._joins, strict=True):
-            check(rt.cudaEventRecord(join, aux), "cudaEventRecord(join)")
-            check(rt.cudaStreamWaitEvent(stream, join, 0), "cudaStreamWaitEvent(join)")
+            check_cuda(rt.cudaEventRecord(join, aux), "cudaEventRecord(join)")
+            check_cuda(rt.cudaStreamWaitEvent(stream, join, 0), "cudaStreamWaitEvent(join)")
 
     def _launch_branch(self, steps: list[tuple[np.ndarray, list[np.ndarray]]], stream: int) -> None:
         drv, spec = driver_api(), self.spec
         for params, _keepalive in steps:
-            check(drv.cuLaunchKernel(self._function, spec.blocks, 1, 1, spec.threads, 1, 1, 0,
+            check_cuda(drv.cuLaunchKernel(self._function, spec.blocks, 1, 1, spec.threads, 1, 1, 0,
                                      stream, params.ctypes.data, 0), "cuLaunchKernel")
 
     def outputs(self) -> np.ndarray:
@@ -255,7 +255,7 @@ class ReferenceWorkload:
         """
         rt = runtime_api()
         host = np.empty((self.spec.branches, self.spec.elements), np.uint32)
-        check(rt.cudaMemcpy(host.ctypes.data, int(self._base) + self._scratch_bytes,
+        check_cuda(rt.cudaMemcpy(host.ctypes.data, int(self._base) + self._scratch_bytes,
                             self._out_bytes, rt.cudaMemcpyKind.cudaMemcpyDeviceToHost),
               "cudaMemcpy(outputs)")
         return host
@@ -280,13 +280,13 @@ class ReferenceWorkload:
         rt, drv = runtime_api(), driver_api()
         for event in [self._fork, *self._joins]:
             if event is not None:
-                check(rt.cudaEventDestroy(event), "cudaEventDestroy")
+                check_cuda(rt.cudaEventDestroy(event), "cudaEventDestroy")
         self._fork, self._joins = None, []
         if self._base is not None:
-            check(rt.cudaFree(self._base), "cudaFree")
+            check_cuda(rt.cudaFree(self._base), "cudaFree")
             self._base = None
         if self._module is not None:
-            check(drv.cuModuleUnload(self._module), "cuModuleUnload")
+            check_cuda(drv.cuModuleUnload(self._module), "cuModuleUnload")
             self._module = None
 
     def __enter__(self) -> ReferenceWorkload:

@@ -1,60 +1,57 @@
-"""Run directories for in-process profile runs (reference workload, TensorRT runtime).
+"""Profile run directories (reference workload, TensorRT runtime): the files of the ``profile``
+kind of :mod:`trtsafe_lab.rundir`'s run record.
 
-A run directory holds ``manifest.json`` (what was run, how it was timed, on which GPU, the files
-with sizes and SHA-256) and ``run.timing.json`` (per-iteration records in trtexec's
-``--exportTimes`` schema), optionally ``run.graph.json`` (layer info in the ``--exportLayerInfo``
-schema) and ``kernels.json`` (a CUPTI kernel trace). It is written under
-``.<name>.partial`` and renamed when complete (:func:`trtsafe_lab.rundir.staged_run_dir`), so a
-crash never leaves something that looks finished and never deletes what was written.
+A profile run holds ``run.timing.json`` (per-iteration records in trtexec's ``--exportTimes``
+schema), optionally ``run.graph.json`` (layer info in the ``--exportLayerInfo`` schema) and
+``kernels.json`` (a CUPTI kernel trace), and the run manifest (what was run, how it was timed, on
+which GPU, every file with size and SHA-256). It is staged like every run
+(:func:`trtsafe_lab.rundir.staged_run_dir`), so a crash never leaves something that looks
+finished and never deletes what was written.
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
-from trtsafe_lab.rundir import staged_run_dir
+from trtsafe_lab import rundir
 
-MANIFEST = "manifest.json"
+MANIFEST = rundir.MANIFEST_NAME
 TIMING = "run.timing.json"
 KERNELS = "kernels.json"
 GRAPH = "run.graph.json"
-SCHEMA = "trtsafe-lab/profile-run/1"
+PROFILE_KINDS = ("profile", "trtexec-profile")
 
 
 def write_run_dir(
     parent: Path, name: str, *, records: list[dict[str, float]], info: dict[str, Any],
     kernels: list[dict[str, Any]] | None = None, extra: dict[str, Any] | None = None,
 ) -> Path:
-    """Write ``parent/name`` atomically; refuses to overwrite an existing run. Returns its path.
-
-    ``extra`` maps more file names to JSON payloads (e.g. ``run.graph.json``: layer info).
-    """
-    with staged_run_dir(Path(parent), name) as staging:
+    """Write profile run ``parent/name`` (kind ``profile``); refuses to overwrite an existing
+    run. ``info`` becomes the manifest's own fields; ``extra`` maps more file names to JSON
+    payloads (e.g. ``run.graph.json``: layer info). Returns the run's path."""
+    with rundir.staged_run_dir(Path(parent), name, "profile") as staging:
         files: dict[str, Any] = {TIMING: records, **(extra or {})}
         if kernels is not None:
             files[KERNELS] = kernels
-        listing = {}
         for fname, payload in files.items():
-            data = json.dumps(payload, separators=(",", ":")).encode()
-            (staging / fname).write_bytes(data)
-            listing[fname] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
-        manifest = {"schema": SCHEMA, "name": name,
-                    "created_utc": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-                    **info, "files": listing}
-        (staging / MANIFEST).write_text(json.dumps(manifest, indent=1))
+            (staging / fname).write_text(json.dumps(payload, separators=(",", ":")))
+        rundir.write_run_manifest(staging, "profile", name, info)
     return Path(parent) / name
 
 
 def read_manifest(run_dir: Path) -> dict[str, Any] | None:
-    """The run's manifest, or None when ``run_dir`` is not a trtsafe-lab run directory."""
-    path = Path(run_dir) / MANIFEST
-    if not path.is_file():
+    """The manifest of a profile or trtexec-profile run, or None when ``run_dir`` has no
+    manifest (e.g. a folder of trtexec exports). A run of another kind is refused (ValueError
+    naming its kind)."""
+    if not (Path(run_dir) / MANIFEST).is_file():
         return None
-    manifest: dict[str, Any] = json.loads(path.read_text())
-    if manifest.get("schema") != SCHEMA:
-        raise ValueError(f"{path}: schema {manifest.get('schema')!r} is not {SCHEMA!r}")
+    try:
+        manifest = rundir.read_run_manifest(run_dir)
+    except rundir.RunDirError as err:
+        raise ValueError(str(err)) from err
+    if manifest["kind"] not in PROFILE_KINDS:
+        raise ValueError(f"{run_dir} is a {manifest['kind']} run, not a profile run; "
+                         f"profile comparisons read {' or '.join(PROFILE_KINDS)} runs")
     return manifest

@@ -8,7 +8,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from trtsafe_lab.profile._cuda import activate_device, device_properties
+from trtsafe_lab.cuda_api import activate_device, device_properties
 from trtsafe_lab.profile.harness import TimedRun, TimingConfig, profile
 from trtsafe_lab.profile.reference import ReferenceWorkload, WorkloadSpec
 from trtsafe_lab.profile.rundir import GRAPH, write_run_dir

@@ -12,7 +12,7 @@ import pandas as pd
 
 from trtsafe_lab.profile.compare import compare_runs, samples_table
 from trtsafe_lab.profile.layers import load_graph, load_profile
-from trtsafe_lab.profile.loaders import Run, load_run
+from trtsafe_lab.profile.loaders import Run, load_profile_run
 from trtsafe_lab.profile.timeline import layer_timeline, overlap_summary
 
 
@@ -25,7 +25,7 @@ class ProfileComparison:
 
     def __init__(self, runs: Sequence[Path | str | Run], *, baseline: str | None = None,
                  metric: str = "latency") -> None:
-        self.runs = [r if isinstance(r, Run) else load_run(Path(r)) for r in runs]
+        self.runs = [r if isinstance(r, Run) else load_profile_run(Path(r)) for r in runs]
         self.baseline = baseline
         self.metric = metric
 

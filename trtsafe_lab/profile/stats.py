@@ -1,6 +1,6 @@
 """Statistics of per-iteration times, and honest comparisons between runs (numpy only).
 
-:func:`summarize` gives one run's row (keys in :data:`SUMMARY_KEYS`, milliseconds):
+:func:`latency_summary` gives one run's row (keys in :data:`SUMMARY_KEYS`, milliseconds):
 ``n``, ``min_ms``, ``median_ms``, ``mean_ms``, ``p90_ms``, ``p95_ms``, ``p99_ms``, ``max_ms``,
 ``std_ms`` and ``throughput_qps``.
 :func:`speedup_ci` bootstraps a confidence interval for the ratio of medians, and
@@ -26,11 +26,11 @@ def _samples(values: Sequence[float] | np.ndarray, what: str) -> np.ndarray:
     return arr
 
 
-def summarize(times_ms: Sequence[float] | np.ndarray, *, span_ms: float | None = None
+def latency_summary(times_ms: Sequence[float] | np.ndarray, *, span_ms: float | None = None
               ) -> dict[str, float]:
     """One run's statistics. ``throughput_qps`` is n / ``span_ms`` (first start to last end of
     the timed loop) when given, else 1000 / mean (back-to-back iterations)."""
-    x = _samples(times_ms, "summarize")
+    x = _samples(times_ms, "latency_summary")
     p90, p95, p99 = np.percentile(x, [90, 95, 99])
     mean = float(x.mean())
     throughput = (x.size / span_ms * 1e3) if span_ms and span_ms > 0 else 1e3 / mean

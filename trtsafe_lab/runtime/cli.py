@@ -42,7 +42,7 @@ def format_trace(trace: pd.DataFrame, width: int = 70) -> str:
     return shown.to_string(index=False, float_format=lambda v: f"{v:.3f}")
 
 
-def summarize(run: PipelineRun) -> tuple[str, bool]:
+def summarize_pipeline(run: PipelineRun) -> tuple[str, bool]:
     """A few lines on the outcome, and whether the run was clean."""
     runner = run.runner
     live_streams, live_buffers = runner.ledger.live("stream"), runner.ledger.live("buffer")
@@ -78,7 +78,7 @@ def _cli(args: argparse.Namespace) -> int:
     run = run_pipeline(pipeline, decode_steps=args.decode_steps, violations=args.violations)
     trace = run.runner.trace_table()
     print(format_trace(trace))
-    text, clean = summarize(run)
+    text, clean = summarize_pipeline(run)
     print(text)
     if args.trace_csv:
         Path(args.trace_csv).parent.mkdir(parents=True, exist_ok=True)
@@ -105,5 +105,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "fatal containment")
     parser.add_argument("--violations", action="store_true",
                         help="also make calls the rules refuse, to see refusals in the trace")
-    parser.add_argument("--trace-csv", default="", help="also write the trace table here")
+    parser.add_argument("--trace-csv", default=None, help="also write the trace table here")
     parser.set_defaults(func=_cli)

@@ -28,7 +28,7 @@ FEATURE = "The safety runner on a GPU"
 @contextlib.contextmanager
 def cuda_failures_are_fatal(what: str) -> Iterator[None]:
     """Turn a CudaError raised inside the block into a fatal DeviceError naming ``what``."""
-    from trtsafe_lab.profile._cuda import CudaError
+    from trtsafe_lab.cuda_api import CudaError
 
     try:
         yield
@@ -37,15 +37,15 @@ def cuda_failures_are_fatal(what: str) -> Iterator[None]:
 
 
 def _rt() -> Any:
-    from trtsafe_lab.profile._cuda import runtime_api
+    from trtsafe_lab.cuda_api import runtime_api
 
     return runtime_api()
 
 
 def _check(result: Any, what: str) -> Any:
-    from trtsafe_lab.profile._cuda import check
+    from trtsafe_lab.cuda_api import check_cuda
 
-    return check(result, what)
+    return check_cuda(result, what)
 
 
 @dataclass
@@ -58,7 +58,7 @@ class CudaBackend:
     _streams: dict[int, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        from trtsafe_lab.profile._cuda import activate_device, device_properties
+        from trtsafe_lab.cuda_api import activate_device, device_properties
 
         with cuda_failures_are_fatal(f"activating CUDA device {self.device}"):
             activate_device(self.device)

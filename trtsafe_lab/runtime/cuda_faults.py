@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from trtsafe_lab.runtime.cuda_backend import cuda_failures_are_fatal
-from trtsafe_lab.runtime.executors import Buffer, Executor, ExecutorInfo, StageKey
+from trtsafe_lab.runtime.executors import Buffer, ExecutorInfo, StageExecutor, StageKey
 
 NOOP_SOURCE = b'extern "C" __global__ void trtsafe_noop() {}'
 BAD_BLOCK_SIZE = 2048  # threads per block; CUDA allows at most 1024
@@ -24,7 +24,7 @@ BAD_BLOCK_SIZE = 2048  # threads per block; CUDA allows at most 1024
 
 @functools.lru_cache(maxsize=1)
 def _noop_ptx() -> bytes:
-    from trtsafe_lab.profile._cuda import nvrtc_compile
+    from trtsafe_lab.cuda_api import nvrtc_compile
 
     return nvrtc_compile(NOOP_SOURCE, "noop.cu", [], cubin=False)
 
@@ -33,7 +33,7 @@ class InvalidLaunchExecutor:
     """Delegates to ``inner``; the ``fail_on_call``-th execute (1-based, warm-up included)
     launches a kernel with an invalid block size on the stage's stream instead."""
 
-    def __init__(self, inner: Executor, fail_on_call: int) -> None:
+    def __init__(self, inner: StageExecutor, fail_on_call: int) -> None:
         self.inner = inner
         self.fail_on_call = fail_on_call
         self.calls = 0
@@ -41,7 +41,7 @@ class InvalidLaunchExecutor:
         self._function: Any = None
 
     def query(self) -> ExecutorInfo:
-        from trtsafe_lab.profile._cuda import check, driver_api
+        from trtsafe_lab.cuda_api import check_cuda, driver_api
 
         info = self.inner.query()
         import numpy as np
@@ -50,8 +50,9 @@ class InvalidLaunchExecutor:
         with cuda_failures_are_fatal("loading the no-op kernel"):
             if self._module is None:  # query may be asked again after a refused initialize
                 image = np.frombuffer(_noop_ptx(), np.uint8)
-                self._module = check(drv.cuModuleLoadData(image.ctypes.data), "cuModuleLoadData")
-                self._function = check(drv.cuModuleGetFunction(self._module, b"trtsafe_noop"),
+                self._module = check_cuda(drv.cuModuleLoadData(image.ctypes.data),
+                                          "cuModuleLoadData")
+                self._function = check_cuda(drv.cuModuleGetFunction(self._module, b"trtsafe_noop"),
                                        "cuModuleGetFunction")
         return ExecutorInfo(f"{info.kind}, with an injected invalid launch on call "
                             f"{self.fail_on_call}", info.tensors, info.num_profiles,
@@ -64,7 +65,7 @@ class InvalidLaunchExecutor:
         self.inner.bind_context(key, resources)
 
     def execute(self, key: StageKey, profile: int, stream: int) -> None:
-        from trtsafe_lab.profile._cuda import check, driver_api
+        from trtsafe_lab.cuda_api import check_cuda, driver_api
 
         self.calls += 1
         if self.calls != self.fail_on_call:
@@ -72,16 +73,16 @@ class InvalidLaunchExecutor:
             return
         with cuda_failures_are_fatal(f"executing {key[0]}/{key[1]} (injected invalid launch: "
                                      f"{BAD_BLOCK_SIZE} threads per block)"):
-            check(driver_api().cuLaunchKernel(self._function, 1, 1, 1, BAD_BLOCK_SIZE, 1, 1, 0,
+            check_cuda(driver_api().cuLaunchKernel(self._function, 1, 1, 1, BAD_BLOCK_SIZE, 1, 1, 0,
                                               stream, 0, 0), "cuLaunchKernel")
 
     def release(self) -> None:
-        from trtsafe_lab.profile._cuda import check, driver_api
+        from trtsafe_lab.cuda_api import check_cuda, driver_api
 
         try:
             self.inner.release()
         finally:
             if self._module is not None:
                 with cuda_failures_are_fatal("unloading the no-op kernel"):
-                    check(driver_api().cuModuleUnload(self._module), "cuModuleUnload")
+                    check_cuda(driver_api().cuModuleUnload(self._module), "cuModuleUnload")
                 self._module = None

@@ -6,9 +6,9 @@ executor that computes on host bytes. The in-process executor exists so the life
 exercised without a GPU; it is named as a CPU test double everywhere it appears (its ``kind``)
 and never stands in for a GPU result.
 
-The runner talks to executors only through :class:`Executor`: ``query`` once at initialize, then
-``bind`` (all IO, once), ``bind_context`` (once per stage/slot), ``execute`` (enqueue on a stream)
-and ``release`` (deinitialize_graphs). A failure inside them is reported by raising
+The runner talks to executors only through :class:`StageExecutor`: ``query`` once at initialize,
+then ``bind`` (all IO, once), ``bind_context`` (once per stage/slot), ``execute`` (enqueue on a
+stream) and ``release`` (deinitialize_graphs). A failure inside them is reported by raising
 :class:`DeviceError` with a category; the runner turns that into a fatal status.
 """
 
@@ -72,7 +72,7 @@ class Buffer:
     label: str = ""
 
 
-class Executor(Protocol):
+class StageExecutor(Protocol):
     """What the runner needs from an executor (a TensorRT context, a workload, a CPU double)."""
 
     def query(self) -> ExecutorInfo: ...

@@ -10,7 +10,8 @@
     runner.deinitialize_graphs(); runner.deinitialize_resources()
 
 Every call returns a :class:`~trtsafe_lab.runtime.status.Status` and never raises for a rule
-violation or a CUDA error (wrap a call in :func:`~trtsafe_lab.runtime.status.check` to raise).
+violation or a CUDA error (wrap a call in
+:func:`~trtsafe_lab.runtime.status.raise_for_status` to raise).
 Rules:
 
 - Calls are legal only in the states :func:`~trtsafe_lab.runtime.states.legal_calls` lists;

@@ -105,12 +105,12 @@ def gpu_pipeline(device: int = 0, fail_on_decode_call: int | None = None) -> Pip
     from trtsafe_lab.profile.reference import WorkloadSpec
     from trtsafe_lab.runtime.cuda_backend import CudaBackend, ReferenceWorkloadExecutor
     from trtsafe_lab.runtime.cuda_faults import InvalidLaunchExecutor
-    from trtsafe_lab.runtime.executors import Executor
+    from trtsafe_lab.runtime.executors import StageExecutor
 
     backend = CudaBackend(device)
     prefill = ReferenceWorkloadExecutor(WorkloadSpec(branches=4, depth=8), aux_streams=2,
                                         device=device, io_bytes=IO_BYTES)
-    decode: Executor = ReferenceWorkloadExecutor(WorkloadSpec(branches=2, depth=4),
+    decode: StageExecutor = ReferenceWorkloadExecutor(WorkloadSpec(branches=2, depth=4),
                                                  aux_streams=1, device=device, io_bytes=IO_BYTES)
     if fail_on_decode_call is not None:
         decode = InvalidLaunchExecutor(decode, fail_on_decode_call)

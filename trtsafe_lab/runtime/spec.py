@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from trtsafe_lab.runtime.executors import Executor, ExecutorInfo, StageKey
+from trtsafe_lab.runtime.executors import ExecutorInfo, StageExecutor, StageKey
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ class InitSpec:
     """Everything ``initialize`` needs: ``executors`` by name, ``stages``,
     ``main_streams`` (executor name -> main stream id; same id = same stream) and ``io_aliases``."""
 
-    executors: Mapping[str, Executor]
+    executors: Mapping[str, StageExecutor]
     stages: tuple[StagePlan, ...]
     main_streams: Mapping[str, int]
     io_aliases: tuple[AliasGroup, ...] = field(default=())

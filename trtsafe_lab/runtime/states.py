@@ -19,18 +19,18 @@ class State(str, enum.Enum):
     DEINITIALIZED = "deinitialized"
 
 
-class Phase(str, enum.Enum):
+class LifecyclePhase(str, enum.Enum):
     INITIALIZATION = "Initialization"
     OPERATIONAL = "Operational"
     DEINITIALIZATION = "Deinitialization"
 
 
-PHASE_OF: dict[State, Phase] = {
-    State.CREATED: Phase.INITIALIZATION,
-    State.INITIALIZED: Phase.INITIALIZATION,
-    State.OPERATIONAL: Phase.OPERATIONAL,
-    State.GRAPHS_RELEASED: Phase.DEINITIALIZATION,
-    State.DEINITIALIZED: Phase.DEINITIALIZATION,
+PHASE_OF: dict[State, LifecyclePhase] = {
+    State.CREATED: LifecyclePhase.INITIALIZATION,
+    State.INITIALIZED: LifecyclePhase.INITIALIZATION,
+    State.OPERATIONAL: LifecyclePhase.OPERATIONAL,
+    State.GRAPHS_RELEASED: LifecyclePhase.DEINITIALIZATION,
+    State.DEINITIALIZED: LifecyclePhase.DEINITIALIZATION,
 }
 
 #: The runner's calls, in lifecycle order.

@@ -6,7 +6,8 @@ category, a bounded diagnostic and a fatal flag. :class:`Status` mirrors that. R
 with a non-fatal status; a CUDA or TensorRT error reported by an executor is fatal, and the runner
 keeps the first one and refuses every later call with it (see :mod:`trtsafe_lab.runtime.lifecycle`).
 
-:func:`check` turns a status into an exception, for notebooks where raising is more convenient.
+:func:`raise_for_status` turns a status into an exception, for notebooks where raising is more
+convenient.
 """
 
 from __future__ import annotations
@@ -97,10 +98,10 @@ class SafetyRuntimeError(RuntimeError):
         self.status = status
 
 
-def check(status: Status) -> Status:
+def raise_for_status(status: Status) -> Status:
     """Return ``status`` when it is OK, else raise :class:`SafetyRuntimeError` (notebook use).
 
-    >>> check(ok("prepare")).ok
+    >>> raise_for_status(ok("prepare")).ok
     True
     """
     if not status.ok:

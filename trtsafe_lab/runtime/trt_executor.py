@@ -20,10 +20,15 @@ import contextlib
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
-from trtsafe_lab._optional import require
-from trtsafe_lab.profile.engine import DEVICE_MEMORY_NAMES, EXECUTE_NAMES, first_attr, tensor_bytes
 from trtsafe_lab.runtime.executors import Buffer, DeviceError, ExecutorInfo, StageKey, TensorDecl
 from trtsafe_lab.runtime.status import Category
+from trtsafe_lab.trt_api import (
+    DEVICE_MEMORY_NAMES,
+    EXECUTE_NAMES,
+    first_attr,
+    import_tensorrt,
+    tensor_bytes,
+)
 
 FEATURE = "Running a TensorRT engine under the safety runner"
 
@@ -43,7 +48,7 @@ class TensorRTStageExecutor:
     """One deserialized engine and one execution context, run by :class:`SafetyRunner`."""
 
     def __init__(self, engine_path: str | Path) -> None:
-        trt = require("tensorrt", feature=FEATURE)
+        trt = import_tensorrt(FEATURE)
         self.engine_path = Path(engine_path)
         with tensorrt_failures_are_fatal(f"deserializing {self.engine_path}"):
             self._runtime = trt.Runtime(trt.Logger())

@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from trtsafe_lab.runtime.states import PHASE_OF, TRANSITIONS, Phase, State
+from trtsafe_lab.runtime.states import PHASE_OF, TRANSITIONS, LifecyclePhase, State
 from trtsafe_lab.runtime.trace import (
     COL_CALL,
     COL_DIAGNOSTIC,
@@ -30,8 +30,8 @@ from trtsafe_lab.text import for_matplotlib
 
 _X = {state: 3.0 * i for i, state in enumerate(State)}
 _BOX_W, _BOX_H = 1.5, 0.8
-_PHASE_COLOURS = {Phase.INITIALIZATION: "#e8f0fb", Phase.OPERATIONAL: "#e9f6ea",
-                  Phase.DEINITIALIZATION: "#f4f0e6"}
+_PHASE_COLOURS = {LifecyclePhase.INITIALIZATION: "#e8f0fb", LifecyclePhase.OPERATIONAL: "#e9f6ea",
+                  LifecyclePhase.DEINITIALIZATION: "#f4f0e6"}
 _LEGAL, _OTHER, _FATAL, _NOW = "#1a7f37", "#9a9a9a", "#c62828", "#ffd54f"
 
 
@@ -55,7 +55,7 @@ def plot_lifecycle(trace: pd.DataFrame, ax: Any = None, title: str = "") -> Any:
              else ["initialize"])
     fatal = bool(last[COL_FATAL]) if last is not None else False
 
-    for phase in Phase:
+    for phase in LifecyclePhase:
         xs = [_X[s] for s in State if PHASE_OF[s] is phase]
         ax.add_patch(Rectangle((min(xs) - 1.1, -1.8), max(xs) - min(xs) + 2.2, 3.5,
                                facecolor=_PHASE_COLOURS[phase], edgecolor="none", zorder=0))

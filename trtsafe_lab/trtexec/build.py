@@ -5,8 +5,10 @@ directory (``<run>/artifacts/``), resolves relative input paths against the call
 directory, runs the tool through :class:`~trtsafe_lab.trtexec.runner.ProcessRunner` (every
 line goes to the log file, the progress tracker and an optional callback) and finishes the run
 directory. ``cancel()`` may be called from another thread; Ctrl-C / a notebook interrupt
-cancels too. A cancel, timeout, crash (killed by a signal) or write error leaves the run under
-its ``.partial`` name; a tool that exits by itself, even with an error, gives a finished run.
+cancels too (and SIGTERM/SIGHUP, where the caller uses
+:func:`~trtsafe_lab.trtexec.runner.signals_as_interrupt`, as ``trtsafe-lab build`` does).
+A cancel, timeout, crash (killed by a signal) or write error leaves the run under its
+``.partial`` name; a tool that exits by itself, even with an error, gives a finished run.
 """
 
 from __future__ import annotations
@@ -24,12 +26,22 @@ from typing import Any
 from trtsafe_lab import __version__
 from trtsafe_lab.artifacts import SafeEnginePair
 from trtsafe_lab.files import OutputClaim, OutputInUseError
-from trtsafe_lab.logs import LogParser
-from trtsafe_lab.rundir import FAILURES_NAME, LOG_NAME, RunWriter, utc_now
+from trtsafe_lab.logs.parser import LogParser
+from trtsafe_lab.rundir import FAILURES_NAME, LOG_NAME, RunWriter, log_failure_table, utc_now
 from trtsafe_lab.trtexec.options import INPUT_PATH_FLAGS, OUTPUT_PATH_FLAGS, TrtexecCommand
 from trtsafe_lab.trtexec.progress import ProgressTracker
-from trtsafe_lab.trtexec.rules import ExpectedArtifact, Finding, enforce, expected_artifacts
-from trtsafe_lab.trtexec.runner import STATUS_EXITED, ProcessResult, ProcessRunner
+from trtsafe_lab.trtexec.rules import (
+    BuildRuleFinding,
+    ExpectedArtifact,
+    enforce,
+    expected_artifacts,
+)
+from trtsafe_lab.trtexec.runner import (
+    STATUS_EXITED,
+    ProcessResult,
+    ProcessRunner,
+    SignalInterrupt,
+)
 
 ENV_VARS_RECORDED = ("CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "PATH", "TRT_LIB_DIR")
 
@@ -99,14 +111,12 @@ def environment_summary(tool_path: Path, cmd: TrtexecCommand) -> dict[str, Any]:
 def record_failure_table(run_path: Path) -> dict[str, Any]:
     """Write the log's failure table to ``failures.csv``; return the result.json fields for it.
 
-    The table comes from :func:`trtsafe_lab.logs.analyze_log` (the logs job; columns as it
-    documents). If parsing raises, the reason is recorded in the result
+    The table comes from :func:`trtsafe_lab.rundir.log_failure_table` (the logs job's scan;
+    columns as it documents). If parsing raises, the reason is recorded in the result
     (``failure_table_note``) instead of a table; the run record itself stays complete.
     """
-    from trtsafe_lab.logs import analyze_log
-
     try:
-        table = analyze_log(run_path / LOG_NAME).failures
+        table = log_failure_table(run_path / LOG_NAME)
         table.to_csv(run_path / FAILURES_NAME, index=False)
     except Exception as err:  # recorded in result.json, not swallowed: the log is still there
         return {"failure_table": None,
@@ -138,7 +148,7 @@ class BuildResult:
     run_dir: Path
     process: ProcessResult
     complete: bool
-    warnings: list[Finding]
+    warnings: list[BuildRuleFinding]
     artifacts: list[dict[str, Any]]
     missing: list[str]
 
@@ -148,10 +158,8 @@ class BuildResult:
         return self.complete and self.process.returncode == 0 and not self.missing
 
     def failures(self) -> Any:
-        """The log's failure table from :func:`trtsafe_lab.logs.analyze_log`."""
-        from trtsafe_lab.logs import analyze_log
-
-        return analyze_log(self.run_dir / LOG_NAME).failures
+        """The log's failure table (:func:`trtsafe_lab.rundir.log_failure_table`)."""
+        return log_failure_table(self.run_dir / LOG_NAME)
 
 
 @dataclass
@@ -221,7 +229,7 @@ class TrtexecBuild:
             claim.release()
 
     def _run_claimed(self, writer: RunWriter, cmd: TrtexecCommand, tool_path: Path,
-                     warnings: list[Finding], expected: list[ExpectedArtifact],
+                     warnings: list[BuildRuleFinding], expected: list[ExpectedArtifact],
                      before: dict[Path, tuple[int, int] | None]) -> BuildResult:
         """Run the tool and complete the run while this run holds its outputs' claims."""
         try:
@@ -241,8 +249,9 @@ class TrtexecBuild:
             if self._cancelled:
                 self._runner.cancel()
             proc = self._runner.run()
-        except KeyboardInterrupt:
-            writer.abandon("cancelled", "interrupted (KeyboardInterrupt); process group ended")
+        except KeyboardInterrupt as interrupt:
+            what = str(interrupt) if isinstance(interrupt, SignalInterrupt) else "SIGINT"
+            writer.abandon("cancelled", f"interrupted ({what}); process group ended")
             self.progress.finish("cancelled")
             raise
         except _WriteFailed as failed:
@@ -269,7 +278,7 @@ class TrtexecBuild:
         )
 
     def _complete(self, writer: RunWriter, cmd: TrtexecCommand, proc: ProcessResult,
-                  warnings: list[Finding], expected: list[ExpectedArtifact],
+                  warnings: list[BuildRuleFinding], expected: list[ExpectedArtifact],
                   before: dict[Path, tuple[int, int] | None]) -> BuildResult:
         self._failures(self.live_parser.finish())
         artifacts = [_artifact_entry(a, writer.path, before.get(a.path)) for a in expected]

@@ -4,7 +4,6 @@ directory (or, with ``--dry-run``, print the argv and the expected artifacts and
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 from pathlib import Path
 
@@ -12,11 +11,13 @@ import pandas as pd
 
 from trtsafe_lab.errors import UsageError
 from trtsafe_lab.logs import columns as C
-from trtsafe_lab.rundir import list_runs, load_run
+from trtsafe_lab.rundir import BuildRun, RunDirError, load_run
 from trtsafe_lab.trtexec.build import BuildAbortedError, BuildResult, TrtexecBuild, resolve_tool
+from trtsafe_lab.trtexec.dry_run import describe_command
 from trtsafe_lab.trtexec.options import TOOLS, TrtexecCommand, parse_flags
 from trtsafe_lab.trtexec.progress import ProgressTracker, TerminalProgressBar
-from trtsafe_lab.trtexec.rules import RuleViolation, check, expected_artifacts, refusals
+from trtsafe_lab.trtexec.rules import RuleViolation, check_command, refusals
+from trtsafe_lab.trtexec.runner import SignalInterrupt, signals_as_interrupt
 from trtsafe_lab.trtexec.version import TrtVersion, VersionDetectionError, detect_version
 
 
@@ -56,24 +57,6 @@ def command_from_args(args: argparse.Namespace) -> tuple[TrtexecCommand, str]:
     return TrtexecCommand(args.tool, tuple(parsed), version), source
 
 
-def describe(cmd: TrtexecCommand, version_source: str) -> str:
-    """The dry-run text: argv, rule findings and the expected artifacts."""
-    lines = [f"tool: {cmd.tool} ({cmd.tool_kind}), TensorRT {cmd.version} ({version_source})",
-             f"argv: {shlex.join(cmd.argv())}"]
-    findings = check(cmd)
-    summary = f"{len(findings)} finding(s)" if findings else "all passed"
-    lines.append(f"rule checks: {summary}")
-    lines += [f"  {f.severity}: {f}" for f in findings]
-    arts = expected_artifacts(cmd)
-    lines.append("expected artifacts:" if arts else "expected artifacts: none")
-    for art in arts:
-        note = f"; {art.note}" if art.note else ""
-        lines.append(f"  {art.kind:<13} {art.role:<6} {art.path}  (--{art.flag}{note})")
-    lines.append("In a run directory, relative output paths are written under "
-                 "<runs>/<run>/artifacts/; relative inputs are read from the current folder.")
-    return "\n".join(lines)
-
-
 def _summary(result: BuildResult) -> str:
     proc = result.process
     head = (f"run: {result.run_dir}\nstatus: "
@@ -83,7 +66,10 @@ def _summary(result: BuildResult) -> str:
             for a in result.artifacts]
     lines = [head, *(["artifacts:", *arts] if arts else [])]
     if result.complete:
-        record = load_run(result.run_dir).result
+        run = load_run(result.run_dir)
+        if not isinstance(run, BuildRun):
+            raise RunDirError(f"{result.run_dir} is a {run.kind} run, not a build run")
+        record = run.result
         if record.get("failure_table"):
             table = pd.read_csv(result.run_dir / record["failure_table"])
             lines.append(f"failure table: {len(table)} row(s) in {record['failure_table']}")
@@ -99,8 +85,8 @@ def _summary(result: BuildResult) -> str:
 def _cli(args: argparse.Namespace) -> int:
     cmd, source = command_from_args(args)
     if args.dry_run:
-        print(describe(cmd, source))
-        return 2 if refusals(check(cmd)) else 0
+        print(describe_command(cmd, source))
+        return 2 if refusals(check_command(cmd)) else 0
     tracker = ProgressTracker()
     bar = TerminalProgressBar(stream=sys.stderr) if sys.stderr.isatty() else None
     if bar is not None:
@@ -109,7 +95,12 @@ def _cli(args: argparse.Namespace) -> int:
                          on_line=None if bar else lambda _s, line: print(line, flush=True),
                          progress=tracker)
     try:
-        result = build.run()
+        with signals_as_interrupt():  # SIGTERM/SIGHUP: like Ctrl-C (group ended, run kept)
+            result = build.run()
+    except SignalInterrupt as sig:
+        print(f"trtsafe-lab build: stopped by {sig}; the tool's process group was ended and "
+              f"the partial run kept (INCOMPLETE.json) under {args.runs}", file=sys.stderr)
+        return 128 + sig.signum
     except RuleViolation as err:
         raise UsageError(str(err)) from err
     except BuildAbortedError as err:
@@ -124,23 +115,7 @@ def _cli(args: argparse.Namespace) -> int:
     return 0 if result.ok else 1
 
 
-def _runs_cli(args: argparse.Namespace) -> int:
-    table = list_runs(args.runs, include_partial=args.all)
-    if table.empty:
-        print(f"no {'' if args.all else 'finished '}runs under {args.runs}")
-        return 0
-    with pd.option_context("display.width", 200, "display.max_colwidth", 60):
-        print(table.drop(columns=["path"]).to_string(index=False))
-    return 0
-
-
 def register(subparsers: argparse._SubParsersAction) -> None:
-    runs = subparsers.add_parser(
-        "runs", help="list the build run directories under a folder (no TensorRT needed)")
-    runs.add_argument("--runs", default="runs", help="folder of run directories (default runs)")
-    runs.add_argument("--all", action="store_true",
-                      help="also list incomplete (.partial) runs: cancelled, timed out, crashed")
-    runs.set_defaults(func=_runs_cli)
     parser = subparsers.add_parser(
         "build",
         help="check a trtexec/trtexec_safe command against the 11.x rules and run it into a "

@@ -41,7 +41,7 @@ def phase_of_line(line: str) -> str | None:
 
 
 @dataclass
-class Phase:
+class BuildPhase:
     name: str
     parent: str | None = None
     num_steps: int | None = None
@@ -69,7 +69,7 @@ class ProgressTracker:
     """Tracks phases; ``feed_line`` for trtexec logs, ``phase_*``/``step`` for the builder API."""
 
     listeners: list[Listener] = field(default_factory=list)
-    stack: list[Phase] = field(default_factory=list)
+    stack: list[BuildPhase] = field(default_factory=list)
     top_index: int = -1
     last_line: str = ""
     outcome: str | None = None
@@ -98,7 +98,7 @@ class ProgressTracker:
             if name == "done":
                 self.outcome = "passed" if "PASSED" in line else "failed"
             if not self.stack or self.stack[0].name != name:
-                self.stack = [Phase(name)]
+                self.stack = [BuildPhase(name)]
         self._notify()
 
     def phase_start(self, name: str, parent: str | None, num_steps: int | None) -> None:
@@ -108,7 +108,7 @@ class ProgressTracker:
         else:
             while self.stack and self.stack[-1].name != parent:
                 self.stack.pop()
-        self.stack.append(Phase(name, parent, num_steps))
+        self.stack.append(BuildPhase(name, parent, num_steps))
         self._notify()
 
     def step(self, name: str, step: int) -> None:

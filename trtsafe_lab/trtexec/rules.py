@@ -1,12 +1,16 @@
 """The TensorRT 11.x trtexec rules, checked before anything runs.
 
-:func:`check` returns every refusal and warning for a :class:`TrtexecCommand`;
+:func:`check_command` returns every refusal and warning for a :class:`TrtexecCommand`;
 :func:`enforce` raises :class:`RuleViolation` listing all refusals. Each finding names the rule,
 the flag and what to do instead. :func:`expected_artifacts` says which files a run should
 produce or needs (engine, companion ``.so``, exports, timing cache).
 
-Sources: reference/tensorrt-facts.md (NVIDIA's 10.x -> 11.x safety migration guide and the
-trtexec 11.x notes). Rules that are this toolkit's own inference, not NVIDIA's words, say so.
+Every flag is first checked against the flag table of the command's tool and version, derived
+from NVIDIA's sources (:mod:`trtsafe_lab.trtexec.flag_check`: unknown flags with the closest real
+ones, wrong value kinds, repeats, removed / no-op / deprecated flags). The rules here add the
+safety workflow and migration advice: reference/tensorrt-facts.md (NVIDIA's 10.x -> 11.x safety
+migration guide and the trtexec 11.x notes). Rules that are this toolkit's own inference, not
+NVIDIA's words, say so.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from trtsafe_lab.trtexec.flag_check import check_flags
+from trtsafe_lab.trtexec.flag_table import load_table
 from trtsafe_lab.trtexec.options import TrtexecCommand
 
 # Precision flags removed in 11.x (networks are strongly typed) -> the 11.x way to get the same.
@@ -27,7 +33,8 @@ REMOVED_PRECISION_FLAGS: dict[str, str] = {
     "calib": "replace the calibration cache with explicit Q/DQ nodes in the ONNX model "
     "(e.g. from NVIDIA ModelOpt)",
 }
-# trtexec_safe flags deprecated in 11.x but still accepted -> what they do now.
+# trtexec_safe flags deprecated in 11.x but still accepted -> what they do now (used by the
+# migration checker; the build rules read no-op/deprecated status from the flag tables).
 DEPRECATED_SAFE_FLAGS: dict[str, str] = {
     "useCudaGraph": "CUDA graphs are on by default; use --noCudaGraph to turn them off",
     "separateProfileRun": "profiling always runs separately now",
@@ -45,7 +52,7 @@ COMPANION_SO_FLAGS = ("saveEngineSo", "loadEngineSo")
 
 
 @dataclass(frozen=True)
-class Finding:
+class BuildRuleFinding:
     """One rule outcome: ``severity`` is ``refusal`` (the command will not run) or ``warning``."""
 
     rule: str
@@ -76,22 +83,22 @@ class ExpectedArtifact:
 class RuleViolation(ValueError):
     """A command breaks one or more rules; ``findings`` lists every refusal."""
 
-    def __init__(self, findings: list[Finding]) -> None:
+    def __init__(self, findings: list[BuildRuleFinding]) -> None:
         self.findings = findings
         lines = "\n".join(f"  {finding}" for finding in findings)
         super().__init__(f"{len(findings)} trtexec rule violation(s):\n{lines}")
 
 
-def _refuse(rule: str, flag: str, message: str, fix: str) -> Finding:
-    return Finding(rule, flag, "refusal", message, fix)
+def _refuse(rule: str, flag: str, message: str, fix: str) -> BuildRuleFinding:
+    return BuildRuleFinding(rule, flag, "refusal", message, fix)
 
 
-def _warn(rule: str, flag: str, message: str, fix: str) -> Finding:
-    return Finding(rule, flag, "warning", message, fix)
+def _warn(rule: str, flag: str, message: str, fix: str) -> BuildRuleFinding:
+    return BuildRuleFinding(rule, flag, "warning", message, fix)
 
 
-def _check_11x(cmd: TrtexecCommand) -> list[Finding]:
-    found: list[Finding] = []
+def _check_11x(cmd: TrtexecCommand) -> list[BuildRuleFinding]:
+    found: list[BuildRuleFinding] = []
     v = cmd.version
     if cmd.has("restricted"):
         found.append(_refuse(
@@ -109,27 +116,11 @@ def _check_11x(cmd: TrtexecCommand) -> list[Finding]:
                 "typed, so precision comes from the model, not from builder flags.",
                 f"remove --{name} and {instead}; or build with TensorRT 10.x, where it is valid.",
             ))
-    if cmd.tool_kind == "trtexec_safe":
-        for name, now in DEPRECATED_SAFE_FLAGS.items():
-            if cmd.has(name):
-                found.append(_warn(
-                    "deprecated-trtexec-safe-flag", name,
-                    f"--{name} is deprecated in trtexec_safe 11.x and ignored ({now}).",
-                    f"drop --{name}.",
-                ))
-    else:
-        for name, now in NO_OP_11X_FLAGS.items():
-            if cmd.has(name):
-                found.append(_warn(
-                    "no-op-flag-11x", name,
-                    f"--{name} is a no-op kept for compatibility in trtexec 11.x ({now}).",
-                    f"drop --{name}.",
-                ))
     return found
 
 
-def _check_safety(cmd: TrtexecCommand) -> list[Finding]:
-    found: list[Finding] = []
+def _check_safety(cmd: TrtexecCommand) -> list[BuildRuleFinding]:
+    found: list[BuildRuleFinding] = []
     v = cmd.version
     for name in COMPANION_SO_FLAGS:
         if not cmd.has(name):
@@ -165,9 +156,26 @@ def _check_safety(cmd: TrtexecCommand) -> list[Finding]:
     return found
 
 
-def check(cmd: TrtexecCommand) -> list[Finding]:
-    """Every refusal and warning for ``cmd``, in rule order."""
-    found: list[Finding] = []
+def _specific_rule_flags(cmd: TrtexecCommand) -> frozenset[str]:
+    """Flags whose problems a rule below explains better than the generic table check."""
+    keys = {"--maxAuxStreams"}
+    if cmd.version.is_11x and cmd.tool_kind == "trtexec":
+        keys |= {f"--{name}" for name in (*REMOVED_PRECISION_FLAGS, "restricted")}
+    if not cmd.version.has_companion_so or cmd.tool_kind == "trtexec":
+        keys |= {f"--{name}" for name in COMPANION_SO_FLAGS}
+    return frozenset(keys)
+
+
+def check_table(cmd: TrtexecCommand) -> list[BuildRuleFinding]:
+    """The flag-table findings for ``cmd`` (:func:`~trtsafe_lab.trtexec.flag_check.check_flags`)."""
+    table = load_table(cmd.tool_kind, cmd.version)
+    issues = check_flags(table, [f.to_arg() for f in cmd.flags], _specific_rule_flags(cmd))
+    return [BuildRuleFinding(i.rule, i.flag, i.severity, i.message, i.fix) for i in issues]
+
+
+def check_command(cmd: TrtexecCommand) -> list[BuildRuleFinding]:
+    """Every refusal and warning for ``cmd``: the flag-table check, then the rules, in order."""
+    found: list[BuildRuleFinding] = check_table(cmd)
     if cmd.has("maxAuxStreams"):
         raw = cmd.value("maxAuxStreams")
         try:
@@ -187,17 +195,17 @@ def check(cmd: TrtexecCommand) -> list[Finding]:
     return found
 
 
-def refusals(findings: list[Finding]) -> list[Finding]:
+def refusals(findings: list[BuildRuleFinding]) -> list[BuildRuleFinding]:
     return [f for f in findings if f.severity == "refusal"]
 
 
-def warnings_of(findings: list[Finding]) -> list[Finding]:
+def warnings_of(findings: list[BuildRuleFinding]) -> list[BuildRuleFinding]:
     return [f for f in findings if f.severity == "warning"]
 
 
-def enforce(cmd: TrtexecCommand) -> list[Finding]:
+def enforce(cmd: TrtexecCommand) -> list[BuildRuleFinding]:
     """Raise :class:`RuleViolation` if any rule refuses ``cmd``; else return its warnings."""
-    found = check(cmd)
+    found = check_command(cmd)
     if refusals(found):
         raise RuleViolation(refusals(found))
     return warnings_of(found)

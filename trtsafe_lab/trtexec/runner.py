@@ -6,19 +6,31 @@ share one process group), reads stdout and stderr on two threads and hands each 
 (from another thread, a notebook button or Ctrl-C/interrupt) sends SIGTERM to the whole group,
 then SIGKILL after ``grace_s``; when the run ends the group is checked and any member left
 behind is killed, so no orphan survives.
+
+If this process itself dies without cleaning up (SIGKILL, a crash), the tool still goes: on
+Linux the child asks the kernel for SIGKILL when its parent dies (``prctl(PR_SET_PDEATHSIG)``,
+set between fork and exec), and a small watchdog process (:data:`WATCHDOG`) that holds a pipe
+from this process kills the whole process group when the pipe closes without a "done" (so the
+tool's own children go too). :func:`signals_as_interrupt` turns SIGTERM/SIGHUP into the same
+path as Ctrl-C (:class:`SignalInterrupt`, a ``KeyboardInterrupt``).
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import ctypes.util
 import os
 import queue
 import signal
 import subprocess
+import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 from typing import IO
 
 LineCallback = Callable[[str, str], None]  # (stream: "stdout" | "stderr", line without newline)
@@ -28,6 +40,81 @@ STATUS_SIGNALLED = "signalled"  # killed by a signal nobody here sent (a crash)
 STATUS_TIMEOUT = "timeout"
 STATUS_CANCELLED = "cancelled"
 STATUS_ABORTED = "aborted"  # a line callback raised (e.g. the log disk is full); tool was stopped
+
+
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+# Runs as ``python -S -c WATCHDOG PGID``: waits for EOF on stdin (its parent gone, however it
+# died); without a "done" line first, SIGKILLs process group PGID. Ignores SIGINT/SIGTERM/SIGHUP
+# so that a signal to the terminal's process group does not end it before its parent.
+WATCHDOG = (
+    "import os, signal, sys\n"
+    "for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):\n"
+    "    signal.signal(s, signal.SIG_IGN)\n"
+    "data = sys.stdin.buffer.read()\n"
+    "if b'done' not in data:\n"
+    "    try:\n"
+    "        os.killpg(int(sys.argv[1]), signal.SIGKILL)\n"
+    "    except ProcessLookupError:\n"
+    "        pass\n"
+)
+
+
+class SignalInterrupt(KeyboardInterrupt):
+    """SIGTERM / SIGHUP received: handled like Ctrl-C; ``signum`` says which."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def signals_as_interrupt(
+    signums: Sequence[int] = (signal.SIGTERM, signal.SIGHUP),
+) -> Iterator[None]:
+    """While active (main thread only), SIGTERM and SIGHUP raise :class:`SignalInterrupt`, so
+    a running tool's process group is ended and the run record kept as for Ctrl-C. The previous
+    handlers are restored on exit."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, _frame: FrameType | None) -> None:
+        raise SignalInterrupt(signum)
+
+    previous = {signum: signal.signal(signum, handler) for signum in signums}
+    try:
+        yield
+    finally:
+        for signum, old in previous.items():
+            signal.signal(signum, old)
+
+
+def _die_with_parent() -> None:
+    """In the child between fork and exec: SIGKILL me when my parent dies (Linux)."""
+    libc_name = ctypes.util.find_library("c")
+    if not sys.platform.startswith("linux") or libc_name is None:
+        return
+    libc = ctypes.CDLL(libc_name, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def _start_watchdog(pgid: int) -> subprocess.Popen[bytes] | None:
+    """The watchdog for group ``pgid`` (see :data:`WATCHDOG`), or None where it cannot start."""
+    try:
+        return subprocess.Popen([sys.executable, "-S", "-c", WATCHDOG, str(pgid)],
+                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, start_new_session=True)
+    except OSError:
+        return None
+
+
+def _stop_watchdog(watchdog: subprocess.Popen[bytes] | None) -> None:
+    if watchdog is None or watchdog.stdin is None:
+        return
+    with contextlib.suppress(BrokenPipeError):
+        watchdog.stdin.write(b"done\n")
+        watchdog.stdin.close()
+    watchdog.wait()
 
 
 @dataclass(frozen=True)
@@ -157,8 +244,10 @@ class ProcessRunner:
             cwd=self.cwd,
             env=self.env,
             start_new_session=True,
+            preexec_fn=_die_with_parent,
         )
         pgid = proc.pid  # start_new_session: the child leads its own group
+        watchdog = _start_watchdog(pgid)
         assert proc.stdout is not None and proc.stderr is not None
         lines: queue.Queue[tuple[str, str] | None] = queue.Queue()
         readers = [
@@ -210,6 +299,7 @@ class ProcessRunner:
                 self._kill_group(pgid)
             for reader in readers:  # the group is gone, so the pipes reach EOF promptly
                 reader.join(timeout=self.grace_s)
+            _stop_watchdog(watchdog)
             while not lines.empty():  # deliver what was read before the stop
                 item = lines.get_nowait()
                 if item is not None and status != STATUS_ABORTED:

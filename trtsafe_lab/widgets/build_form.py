@@ -28,7 +28,7 @@ from trtsafe_lab.rundir import LOG_NAME
 from trtsafe_lab.text import for_html
 from trtsafe_lab.trtexec.build import BuildResult, TrtexecBuild
 from trtsafe_lab.trtexec.options import TrtexecCommand, parse_flags
-from trtsafe_lab.trtexec.rules import check, expected_artifacts, refusals
+from trtsafe_lab.trtexec.rules import check_command, expected_artifacts, refusals
 from trtsafe_lab.trtexec.version import TrtVersion
 
 VERSIONS: tuple[str, ...] = ("11.4", "11.3", "11.0", "10.16", "10.8")
@@ -86,7 +86,7 @@ _WRAP = ("<style>.trtsafe-argv,.trtsafe-build-summary code,.trtsafe-build-previe
 def preview_html(cmd: TrtexecCommand, tool_problem: str | None) -> str:
     """The argv, each rule finding (refusals red, warnings amber) and the expected artifacts."""
     parts = [_WRAP, f"<pre class='trtsafe-argv'>{for_html(shlex.join(cmd.argv()))}</pre>"]
-    findings = check(cmd)
+    findings = check_command(cmd)
     if not findings:
         parts.append(f"<div style='color:#1a7f37'>✔ passes the TensorRT {cmd.version} rules</div>")
     for f in findings:
@@ -234,7 +234,7 @@ class BuildForm:
 
     @property
     def can_run(self) -> bool:
-        return (self.command is not None and not refusals(check(self.command))
+        return (self.command is not None and not refusals(check_command(self.command))
                 and self.tool_problem is None)
 
     def _refresh(self) -> None:

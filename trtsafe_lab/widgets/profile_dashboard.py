@@ -89,9 +89,9 @@ def comparison_view(runs: Sequence[Run], view: str, comparison: pd.DataFrame,
 class ProfileDashboard:
     """Compare recorded runs interactively.
 
-    ``runs`` are loaded runs (:func:`trtsafe_lab.profile.loaders.load_run`). Controls: which runs
-    (at least one; ``selected`` names the first choice, default all), the baseline (one of the
-    chosen runs), the metric (latency / compute, those every run has) and the view.
+    ``runs`` are loaded runs (:func:`trtsafe_lab.profile.loaders.load_profile_run`). Controls:
+    which runs (at least one; ``selected`` names the first choice, default all), the baseline
+    (one of the chosen runs), the metric (latency / compute, those every run has) and the view.
     ``comparison`` is the comparison now shown (as computed; the table names its time columns
     for the metric); ``figure`` and ``png`` the figure and its PNG (None and empty when no run is
     chosen).

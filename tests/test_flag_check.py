@@ -1,0 +1,116 @@
+"""`build --dry-run` (and every composed command) checks each flag against the source-derived
+table of the tool and version: unknown -> exit 2 with the closest flags, wrong value kind ->
+exit 2, repeats, no-op flags; and the model of the real parsers (used by the test doubles)."""
+
+from __future__ import annotations
+
+import pytest
+
+from trtsafe_lab.cli import main
+from trtsafe_lab.trtexec.flag_check import check_flags, real_parse
+from trtsafe_lab.trtexec.flag_table import load_table
+from trtsafe_lab.trtexec.version import TrtVersion
+
+V111, V114, V1016 = TrtVersion(11, 1), TrtVersion(11, 4), TrtVersion(10, 16)
+
+
+def dry_run(capsys: pytest.CaptureFixture[str], *flags: str, tool: str = "trtexec",
+            version: str = "11.4") -> tuple[int, str]:
+    code = main(["build", "--dry-run", "--trt-version", version, "--tool", tool, "--", *flags])
+    return code, capsys.readouterr().out
+
+
+def test_unknown_flag_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = dry_run(capsys, "--onnx=m.onnx", "--frobnicate")
+    assert code == 2
+    assert "refusal: [unknown-flag] --frobnicate" in out and "Unknown option" in out
+
+
+def test_typo_names_the_closest_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = dry_run(capsys, "--onnx=m.onnx", "--saveEngin=m.engine")
+    assert code == 2
+    assert "did you mean --saveEngine" in out
+
+
+def test_wrong_value_kind_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = dry_run(capsys, "--onnx=m.onnx", "--maxAuxStreams=abc")
+    assert code == 2 and "maxAuxStreams" in out
+    code, out = dry_run(capsys, "--onnx=m.onnx", "--iterations=ten")
+    assert code == 2 and "[flag-value-kind] --iterations" in out and "not an integer" in out
+    code, out = dry_run(capsys, "--onnx=m.onnx", "--profilingVerbosity=loud")
+    assert code == 2 and "not one of layer_names_only" in out
+
+
+def test_repeated_flag_names_both(capsys: pytest.CaptureFixture[str]) -> None:
+    # trtexec reads a non-repeatable flag once and rejects the other as "Unknown option".
+    code, out = dry_run(capsys, "--onnx=m.onnx", "--saveEngine=a.engine", "--saveEngine=b.engine")
+    assert code == 2
+    assert "--saveEngine=a.engine, --saveEngine=b.engine" in out
+    # trtexec_safe keeps the last one: a warning naming both.
+    code, out = dry_run(capsys, "--loadEngine=a.engine", "--iterations=5", "--iterations=9",
+                        tool="trtexec_safe")
+    assert code == 0
+    assert "warning: [repeated-flag] --iterations" in out
+    assert "--iterations=5, --iterations=9" in out
+    # Flags read in a loop may repeat.
+    code, _ = dry_run(capsys, "--onnx=m.onnx", "--staticPlugins=a.so",
+                      "--staticPlugins=b.so")
+    assert code == 0
+
+
+def test_no_op_flag_warns(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = dry_run(capsys, "--onnx=m.onnx", "--useSpinWait")
+    assert code == 0 and "warning: [no-op-flag] --useSpinWait" in out
+
+
+def test_safe_tool_rejects_export_flags_and_switch_values(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = dry_run(capsys, "--loadEngine=a.engine", "--exportTimes=t.json",
+                        tool="trtexec_safe")
+    assert code == 2 and "Invalid Argument" in out
+    code, out = dry_run(capsys, "--loadEngine=a.engine", "--noCudaGraph=1", tool="trtexec_safe")
+    assert code == 2 and "[switch-takes-no-value]" in out
+
+
+def test_switch_value_is_ignored_by_trtexec() -> None:
+    issues = check_flags(load_table("trtexec", V114), ["--onnx=m", "--safe=false"])
+    assert [(i.rule, i.severity) for i in issues] == [("switch-value-ignored", "warning")]
+
+
+@pytest.mark.parametrize(("argv", "exit_code", "error"), [
+    (["--onnx=m.onnx", "--frobnicate"], 1, "Unknown option: --frobnicate "),
+    (["--onnx=m.onnx", "--saveEngine=a", "--saveEngine=b"], 1, "Unknown option: --saveEngine "),
+    (["--onnx=m.onnx", "--maxAuxStreams=abc"], 1, "stoi"),
+    (["--onnx=m.onnx", "--fp16"], 1, "Unknown option: --fp16 "),
+    (["--saveEngine=a"], 1, "Model missing or format not recognized"),
+])
+def test_real_trtexec_parser_model(argv: list[str], exit_code: int, error: str) -> None:
+    result = real_parse(load_table("trtexec", V111), argv)
+    assert not result.accepted and result.exit_code == exit_code
+    assert any(e.startswith(error) for e in result.errors)
+
+
+def test_real_trtexec_safe_parser_model() -> None:
+    table = load_table("trtexec_safe", V111)
+    assert real_parse(table, ["--loadEngine=a", "--iterations=5", "--iterations=6"]).accepted
+    bad = real_parse(table, ["--loadEngine=a", "--exportTimes=t.json"])
+    assert bad.errors == ["Invalid Argument: --exportTimes=t.json"] and bad.exit_code == 1
+    assert real_parse(table, ["--iterations=5"]).errors == ["Engine file is required."]
+    crash = real_parse(table, ["--loadEngine=a", "--iterations=abc"])
+    assert crash.exit_code == -6 and "what():  stoi" in crash.stderr_extra[-1]
+    assert not real_parse(load_table("trtexec_safe", V1016), ["--loadEngine=a",
+                                                              "--noCudaGraph"]).accepted
+
+
+def test_build_form_runs_the_same_flag_checks(monkeypatch: pytest.MonkeyPatch,
+                                              tmp_path) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("ipywidgets")
+    from trtsafe_lab.widgets import BuildForm
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # no trtexec here
+    form = BuildForm(tmp_path / "runs")
+    form.extra.value = "--verbos"
+    assert "unknown-flag" in form.preview.value and "did you mean --verbose" in form.preview.value
+    assert not form.can_run
+    form.extra.value = "--iterations=ten"
+    assert "flag-value-kind" in form.preview.value

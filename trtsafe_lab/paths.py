@@ -1,0 +1,168 @@
+"""Paths from the command line, checked before any work starts.
+
+One function per role — :func:`input_file`, :func:`input_dir`, :func:`input_path` (a file or a
+folder), :func:`output_dir`, :func:`output_file` — each returns the path or raises
+:class:`~trtsafe_lab.errors.UsageError` with one message naming the path, what is wrong and what
+to do. Checked: empty names, names longer than the file system allows (a component over
+NAME_MAX, the whole over PATH_MAX), symlink loops, missing paths, the wrong kind (a folder where
+a file is wanted and back), FIFOs, sockets and devices (reading one blocks or never ends), read
+and write permission, and for outputs a parent that is a file or cannot be written.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+from trtsafe_lab.errors import UsageError
+
+PATH_MAX = 4096
+
+
+def shown(path: str | os.PathLike[str]) -> str:
+    """``path`` for a message: quoted with escapes when it holds control characters or bytes
+    that are not valid UTF-8 (a newline in a name would otherwise split the message)."""
+    text = os.fspath(path)
+    if text.isprintable() and not any(0xDC80 <= ord(c) <= 0xDCFF for c in text):
+        return text
+    return repr(text)
+
+
+def _name_max(path: Path) -> int:
+    folder = path.parent
+    while True:
+        try:
+            return int(os.pathconf(folder, "PC_NAME_MAX"))
+        except (OSError, ValueError):
+            if folder == folder.parent:
+                return 255
+            folder = folder.parent
+
+
+def _check_name(raw: str, role: str) -> Path:
+    if raw == "":
+        raise UsageError(f"{role}: an empty path was given; name a file or folder "
+                         "(use . for the current folder)")
+    path = Path(raw)
+    if len(os.fsencode(raw)) > PATH_MAX:
+        raise UsageError(f"{role} {shown(raw)[:80]}...: the path is longer than {PATH_MAX} "
+                         "bytes; use a shorter one")
+    limit = _name_max(path)
+    for part in path.parts:
+        if len(os.fsencode(part)) > limit:
+            raise UsageError(f"{role} {shown(raw)}: the name {shown(part)[:40]}... is longer "
+                             f"than the {limit} bytes the file system allows; rename it")
+    return path
+
+
+def _stat(path: Path, role: str) -> os.stat_result | None:
+    """``os.stat`` of ``path`` (symlinks followed); None if it does not exist."""
+    try:
+        return path.stat()
+    except FileNotFoundError:
+        return None
+    except NotADirectoryError as err:
+        raise UsageError(f"{role} {shown(path)}: a part of the path is a file, not a folder"
+                         ) from err
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            raise UsageError(f"{role} {shown(path)}: a loop of symbolic links; fix or remove "
+                             "the link") from err
+        if err.errno == errno.ENAMETOOLONG:
+            raise UsageError(f"{role} {shown(path)}: the name is too long for the file system"
+                             ) from err
+        raise UsageError(f"{role} {shown(path)}: {err.strerror}") from err
+
+
+def _special(mode: int) -> str | None:
+    for test, what in ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return what
+    return None
+
+
+def _input(raw: str, role: str, want: str) -> Path:
+    path = _check_name(raw, role)
+    st = _stat(path, role)
+    if st is None:
+        raise UsageError(f"{role} {shown(path)}: no such file or folder")
+    special = _special(st.st_mode)
+    if special:
+        raise UsageError(f"{role} {shown(path)} is {special}, not a regular file: give a file "
+                         "saved on disk (reading it could block or never end)")
+    is_dir = stat.S_ISDIR(st.st_mode)
+    if want == "file" and is_dir:
+        raise UsageError(f"{role} {shown(path)} is a folder; give a file")
+    if want == "dir" and not is_dir:
+        raise UsageError(f"{role} {shown(path)} is a file; give a folder")
+    if not os.access(path, os.R_OK | (os.X_OK if is_dir else 0)):
+        raise UsageError(f"{role} {shown(path)}: permission denied (cannot read it)")
+    return path
+
+
+def input_file(raw: str, role: str = "input") -> Path:
+    """An existing regular file that can be read."""
+    return _input(raw, role, "file")
+
+
+def input_dir(raw: str, role: str = "input folder") -> Path:
+    """An existing folder that can be read."""
+    return _input(raw, role, "dir")
+
+
+def input_path(raw: str, role: str = "input") -> Path:
+    """An existing regular file or folder that can be read."""
+    return _input(raw, role, "any")
+
+
+def _writable_parent(path: Path, role: str) -> None:
+    """The nearest existing ancestor of ``path`` is a folder this process can write into."""
+    parent = path.parent
+    while True:
+        st = _stat(parent, role)
+        if st is not None:
+            break
+        if parent == parent.parent:
+            return
+        parent = parent.parent
+    if not stat.S_ISDIR(st.st_mode):
+        raise UsageError(f"{role} {shown(path)}: {shown(parent)} is a file, not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UsageError(f"{role} {shown(path)}: cannot write into {shown(parent)} "
+                         "(permission denied)")
+
+
+def output_dir(raw: str, role: str = "output folder") -> Path:
+    """A folder to write into: an existing writable folder, or one that can be created."""
+    path = _check_name(raw, role)
+    st = _stat(path, role)
+    if st is None:
+        _writable_parent(path, role)
+        return path
+    if not stat.S_ISDIR(st.st_mode):
+        what = _special(st.st_mode) or "a file"
+        raise UsageError(f"{role} {shown(path)} is {what}, not a folder; give a folder (it is "
+                         "created when missing)")
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise UsageError(f"{role} {shown(path)}: cannot write into it (permission denied)")
+    return path
+
+
+def output_file(raw: str, role: str = "output file") -> Path:
+    """A file to write: missing (its folder writable or creatable) or a writable regular file."""
+    path = _check_name(raw, role)
+    st = _stat(path, role)
+    if st is None:
+        _writable_parent(path, role)
+        return path
+    if stat.S_ISDIR(st.st_mode):
+        raise UsageError(f"{role} {shown(path)} is a folder; give a file name")
+    special = _special(st.st_mode)
+    if special:
+        raise UsageError(f"{role} {shown(path)} is {special}; give a regular file name")
+    if not os.access(path, os.W_OK):
+        raise UsageError(f"{role} {shown(path)}: cannot overwrite it (permission denied)")
+    return path

@@ -1,0 +1,84 @@
+"""``trtsafe-lab profile trtexec ENGINE``: run an engine through trtexec or trtexec_safe into a
+profile run directory that ``trtsafe-lab profile compare`` reads.
+
+The command is composed by :mod:`trtsafe_lab.profile.trtexec_exec` and checked against the
+source-derived flag table of the tool and version before anything runs. trtexec writes
+``--exportTimes`` records; trtexec_safe has no exports, so its run comes from its printed lines
+(per-iteration lines with ``--avgRuns=1``; when a log has none, the run is marked summary-only
+and ``--repeat N`` gives a distribution of N medians).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from trtsafe_lab.errors import UsageError
+
+
+def _repeat(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def _run(args: argparse.Namespace) -> int:
+    from trtsafe_lab.profile.loaders import load_profile_run
+    from trtsafe_lab.profile.trtexec_exec import is_safe_tool, run_trtexec
+    from trtsafe_lab.trtexec.build import ToolNotFoundError, resolve_tool
+    from trtsafe_lab.trtexec.rules import RuleViolation
+    from trtsafe_lab.trtexec.version import TrtVersion, VersionDetectionError, detect_version
+
+    engine = Path(args.engine)
+    if not engine.is_file():
+        raise UsageError(f"{engine}: no such engine file (build one with 'trtsafe-lab build')")
+    try:
+        tool = resolve_tool(args.tool)
+        version = (TrtVersion.parse(args.trt_version) if args.trt_version
+                   else detect_version(tool))
+    except (ToolNotFoundError, VersionDetectionError, ValueError) as err:
+        raise UsageError(str(err)) from err
+    safe_tool = is_safe_tool(args.tool) or is_safe_tool(str(tool))
+    if args.repeat != 1 and not safe_tool:
+        raise UsageError("--repeat applies to trtexec_safe (one summary per run); trtexec "
+                         "records every iteration with --exportTimes")
+    name = args.name or f"{engine.stem}-{'trtexec_safe' if safe_tool else 'trtexec'}"
+    executable = str(tool) if not safe_tool or is_safe_tool(str(tool)) else args.tool
+    try:
+        path = run_trtexec(engine.resolve(), Path(args.out), name, version=version,
+                           executable=executable, safe=args.safe,
+                           companion_so=Path(args.companion_so) if args.companion_so else None,
+                           use_graph=not args.no_graph, timeout_s=args.timeout,
+                           repeat=args.repeat)
+    except RuleViolation as err:
+        raise UsageError(str(err)) from err
+    except (RuntimeError, FileExistsError) as err:
+        print(f"trtsafe-lab profile trtexec: error: {err}")
+        return 1
+    run = load_profile_run(path)
+    print(path)
+    print(f"statistics: {run.info.get('statistics')} ({len(run.times)} sample(s))")
+    return 0
+
+
+def register_trtexec(sub: argparse._SubParsersAction) -> None:
+    """Add ``trtexec`` to the ``profile`` subcommands."""
+    p = sub.add_parser("trtexec", help="run an engine through trtexec or trtexec_safe into a "
+                       "profile run directory (needs the tool)",
+                       description=__doc__.split("\n\n")[0])
+    p.add_argument("engine", help="the serialized engine")
+    p.add_argument("--tool", default="trtexec",
+                   help="trtexec, trtexec_safe, or a path to one (default trtexec)")
+    p.add_argument("--trt-version", help="TensorRT version X.Y (default: read from the tool's "
+                   "--help banner)")
+    p.add_argument("--out", default="out/profile", help="parent folder of the run directory")
+    p.add_argument("--name", help="run directory name (default <engine>-<tool>)")
+    p.add_argument("--repeat", type=_repeat, default=1,
+                   help="trtexec_safe: run N times into one run directory")
+    p.add_argument("--safe", action="store_true", help="trtexec: load a safe engine (--safe)")
+    p.add_argument("--companion-so", help="the engine's companion .so (11.3+; default "
+                   "<engine>.so)")
+    p.add_argument("--no-graph", action="store_true", help="turn CUDA graphs off")
+    p.add_argument("--timeout", type=float, default=None, help="seconds per tool run")
+    p.set_defaults(func=_run)

@@ -1,0 +1,354 @@
+"""Check trtexec / trtexec_safe flags against the source-derived flag tables.
+
+Two views of the same tables (:mod:`trtsafe_lab.trtexec.flag_table`):
+
+- :func:`check_flags` is the toolkit's check before anything runs (``build --dry-run``, the build
+  form, every composed command): unknown flags with the closest real ones, values of the wrong
+  kind, repeats, removed / no-op / deprecated flags. It is stricter than the tools (``12abc`` is
+  refused although ``std::stoi`` would read 12), never looser.
+- :func:`real_parse` says what the real tool does with an argv, following the parsers in NVIDIA's
+  sources: trtexec (``sampleOptions.cpp`` ``argsToArgumentsMap`` + ``AllOptions::parse``, driven
+  by ``parseArgs`` in ``trtexec.cpp``) and trtexec_safe (``parseSafeExecArgs`` in
+  ``trtSafeExec.cpp``): accepted or not, the exit status and the error lines. The test doubles
+  use it to fail exactly like the tools.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from trtsafe_lab.trtexec.flag_table import FlagSpec, FlagTable
+
+INT32 = (-(2**31), 2**31 - 1)
+INT64 = (-(2**63), 2**63 - 1)
+# std::map<char, ...> kUNIT_MULTIPLIERS in sampleOptions.cpp, in key order.
+UNIT_SUFFIXES = "B (Bytes), G (Gibibytes), K (Kibibytes), M (Mebibytes)"
+
+
+@dataclass(frozen=True)
+class FlagIssue:
+    """One finding of :func:`check_flags`; ``severity`` is ``refusal`` or ``warning``."""
+
+    rule: str
+    flag: str
+    severity: str
+    message: str
+    fix: str
+
+
+def split_arg(arg: str) -> tuple[str, str | None]:
+    """``--name=value`` -> (``--name``, ``value``); no ``=`` -> (arg, None)."""
+    key, sep, value = arg.partition("=")
+    return key, (value if sep else None)
+
+
+# --------------------------------------------------------------------------- std:: conversions
+
+_STOI_RE = re.compile(r"\s*[+-]?\d+")
+_STOF_RE = re.compile(r"\s*[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)", re.I)
+
+
+class _ConversionError(Exception):
+    """What a C++ std:: conversion throws: ``kind`` invalid_argument/out_of_range, ``what``."""
+
+    def __init__(self, kind: str, what: str) -> None:
+        super().__init__(what)
+        self.kind = kind
+        self.what = what
+
+
+def _stoi(text: str, name: str = "stoi", bounds: tuple[int, int] = INT32) -> int:
+    match = _STOI_RE.match(text)
+    if match is None:
+        raise _ConversionError("invalid_argument", name)
+    value = int(match.group().strip())
+    if not bounds[0] <= value <= bounds[1]:
+        raise _ConversionError("out_of_range", name)
+    return value
+
+
+def _stof(text: str, name: str = "stof") -> float:
+    if _STOF_RE.match(text) is None:
+        raise _ConversionError("invalid_argument", name)
+    return 0.0
+
+
+def _unit(option: str) -> None:
+    """sampleOptions.cpp ``getUnitMultiplier``: a non-digit last char must be B/K/M/G."""
+    last = option[-1:]
+    if last and not last.isdigit() and last.upper() not in "BKMG":
+        raise _ConversionError(
+            "invalid_argument",
+            f"Error parsing \"{option}\": invalid unit specifier '{last.upper()}'. Valid base-2 "
+            f"unit suffixes include: {UNIT_SUFFIXES}.")
+
+
+def _trtexec_convert(spec: FlagSpec, value: str) -> None:
+    """Raise :class:`_ConversionError` where trtexec's ``stringToValue`` would throw."""
+    kind = spec.value_kind
+    if kind == "int":
+        _stoi(value)
+    elif kind == "int64":
+        _stoi(value, bounds=INT64)
+    elif kind == "size":
+        _stoi(value)
+        _unit(value)
+    elif kind == "float":
+        _stof(value)
+    elif kind == "float_size":
+        _stof(value, "stod")
+        _unit(value)
+    elif kind == "choice" and value and not _in_choices(spec, value):
+        prefix = spec.error or f"Unknown {spec.name}: "
+        raise _ConversionError("invalid_argument", prefix + value)
+
+
+def _in_choices(spec: FlagSpec, value: str) -> bool:
+    if spec.choices_ignore_case:
+        return value.lower() in {c.lower() for c in spec.choices}
+    return value in spec.choices
+
+
+# --------------------------------------------------------------------------- the real tools
+
+@dataclass
+class RealParse:
+    """What the real tool does with an argv (before it touches a GPU).
+
+    ``accepted``: parsing succeeded and the tool goes on to run; ``help``: it prints its help and
+    exits 0; else it stops: ``exit_code`` (1, or ``-6`` for trtexec_safe's uncaught ``std::stoi``
+    exception, which aborts) and ``errors``: the error lines without the log timestamp
+    (``[E] Unknown option: --frobnicate ``); ``warnings`` likewise. ``failed_banner``: the tool
+    prints ``&&&& FAILED`` (trtexec's uncaught exceptions). Modelled: unknown and left-over
+    (repeated) options, value conversions, "Model missing", load+save together; not modelled:
+    the other cross-flag checks of ``AllOptions::parse``. With several problems, trtexec reports
+    the first in its parser's order, which may differ from the one reported here (argv order).
+    """
+
+    accepted: bool
+    exit_code: int = 0
+    help: bool = False
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    print_help: bool = False
+    failed_banner: bool = False
+    stderr_extra: list[str] = field(default_factory=list)
+
+
+def real_parse(table: FlagTable, argv: Sequence[str]) -> RealParse:
+    """Parse ``argv`` (without the program name) as the real ``table.tool`` would."""
+    if table.tool == "trtexec_safe":
+        return _real_trtexec_safe(table, argv)
+    return _real_trtexec(table, argv)
+
+
+def _real_trtexec(table: FlagTable, argv: Sequence[str]) -> RealParse:
+    pairs = [split_arg(a) for a in argv]
+    keys = [k for k, _ in pairs]
+    if "--help" in keys or "-h" in keys:  # parseHelp() runs first
+        return RealParse(False, 0, help=True, print_help=True)
+    if not pairs:  # parseArgs: no arguments -> help, exit 0
+        return RealParse(False, 0, help=True, print_help=True)
+    warnings: list[str] = []
+    used: dict[str, int] = {}
+    leftover: list[tuple[str, str]] = []
+    for key, value in pairs:
+        spec = table.get(key)
+        if spec is None or not spec.accepted:
+            leftover.append((key, value or ""))
+            continue
+        used[key] = used.get(key, 0) + 1
+        if not spec.repeatable and used[key] > spec.max_count:
+            leftover.append((key, value or ""))
+            continue
+        if spec.takes_value:
+            try:
+                _trtexec_convert(spec, value or "")
+            except _ConversionError as err:
+                if err.kind == "out_of_range":  # not caught by parseArgs: trtexecMain's catch
+                    return RealParse(False, 1, errors=[
+                        f"Uncaught exception detected: {err.what}"], failed_banner=True)
+                return RealParse(False, 1, errors=[err.what], print_help=True)
+        if spec.status in ("no-op", "deprecated") and spec.help:
+            warnings.append(f"{key}: {spec.help}")
+    present = set(used)
+    if "--onnx" not in present and "--loadEngine" not in present:
+        return RealParse(False, 1, errors=["Model missing or format not recognized"],
+                         print_help=True, warnings=warnings)
+    if "--saveEngine" in present and "--loadEngine" in present:
+        return RealParse(False, 1, errors=["Incompatible load and save engine options selected"],
+                         print_help=True, warnings=warnings)
+    if leftover:
+        return RealParse(False, 1, errors=[f"Unknown option: {k} {v}" for k, v in leftover],
+                         print_help=True, warnings=warnings)
+    return RealParse(True, 0, warnings=warnings)
+
+
+def _real_trtexec_safe(table: FlagTable, argv: Sequence[str]) -> RealParse:
+    warnings: list[str] = []
+    engine = False
+    wants_help = False
+    for arg in argv:
+        key, value = split_arg(arg)
+        spec = table.get(key)
+        ok = spec is not None and spec.accepted and (
+            (spec.takes_value and value is not None) or (not spec.takes_value and value is None))
+        if not ok or spec is None:
+            return RealParse(False, 1, errors=[f"Invalid Argument: {arg}"], print_help=True,
+                             warnings=warnings)
+        if spec.takes_value and spec.value_kind in ("int", "int64", "float"):
+            try:
+                if spec.value_kind == "float":
+                    _stof(value or "")
+                else:
+                    _stoi(value or "", "stoll" if spec.value_kind == "int64" else "stoi",
+                          INT64 if spec.value_kind == "int64" else INT32)
+            except _ConversionError as err:  # not caught in parseSafeExecArgs: std::terminate
+                return RealParse(False, -6, stderr_extra=[
+                    f"terminate called after throwing an instance of 'std::{err.kind}'",
+                    f"  what():  {err.what}"])
+        if key == "--ioProfileId" and value is not None and _stoi(value, bounds=INT64) < 0:
+            return RealParse(False, 1, errors=[f"Invalid ioProfileId (must be >= 0): {value}"],
+                             print_help=True)
+        if key == "--loadEngine":
+            engine = True
+        if key in ("--help", "-h"):
+            wants_help = True
+        if spec.status in ("no-op", "deprecated") and spec.help:
+            warnings.append(f"{key}: {spec.help}")
+    if not engine and not wants_help:
+        return RealParse(False, 1, errors=["Engine file is required."], print_help=True,
+                         warnings=warnings)
+    if wants_help:
+        return RealParse(False, 0, help=True, print_help=True, warnings=warnings)
+    return RealParse(True, 0, warnings=warnings)
+
+
+# --------------------------------------------------------------------------- toolkit check
+
+def _strict_value_problem(spec: FlagSpec, value: str) -> str:
+    """Why ``value`` is not a clean value of ``spec``'s kind ('' when it is)."""
+    kind = spec.value_kind
+    if value == "":
+        return "an empty value"
+    if kind in ("int", "int64"):
+        bounds = INT64 if kind == "int64" else INT32
+        if not re.fullmatch(r"[+-]?\d+", value):
+            return f"{value!r}, not an integer"
+        if not bounds[0] <= int(value) <= bounds[1]:
+            return f"{value}, out of range"
+    elif kind == "size":
+        if not re.fullmatch(r"\d+[BKMGbkmg]?", value):
+            return f"{value!r}, not a size (N with an optional B/K/M/G suffix)"
+    elif kind in ("float", "float_size"):
+        unit = "[BKMGbkmg]?" if kind == "float_size" else ""
+        if not re.fullmatch(rf"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?{unit}", value):
+            return f"{value!r}, not a number"
+    elif kind == "choice" and not _in_choices(spec, value):
+        return f"{value!r}, not one of {', '.join(spec.choices)}"
+    return ""
+
+
+def _example(spec: FlagSpec) -> str:
+    kinds = {"int": "N", "int64": "N", "size": "N[B|K|M|G]", "float": "F",
+             "float_size": "F[B|K|M|G]", "choice": "|".join(spec.choices)}
+    return f"{spec.key}={kinds.get(spec.value_kind, '<value>')}"
+
+
+def closest(table: FlagTable, key: str, n: int = 3) -> list[str]:
+    """The accepted flags nearest to ``key`` (difflib), best first."""
+    keys = table.accepted_keys()
+    lowered = {k.lower(): k for k in keys}
+    hits = difflib.get_close_matches(key.lower(), list(lowered), n=n, cutoff=0.6)
+    return [lowered[h] for h in hits]
+
+
+def check_flags(table: FlagTable, args: Sequence[str],
+                skip: frozenset[str] = frozenset()) -> list[FlagIssue]:
+    """Every flag problem of ``args`` (``--name[=value]`` strings) against ``table``.
+
+    Keys in ``skip`` are left to more specific rules (e.g. the 11.x precision-flag rule). Rules:
+    ``unknown-flag``, ``removed-flag``, ``flag-needs-value``, ``switch-takes-no-value``,
+    ``switch-value-ignored``, ``flag-value-kind``, ``repeated-flag``, ``no-op-flag``,
+    ``deprecated-flag``.
+    """
+    tool = table.tool
+    where = table.describe()
+    found: list[FlagIssue] = []
+    seen: dict[str, list[str | None]] = {}
+    for arg in args:
+        key, value = split_arg(arg)
+        name = key.lstrip("-")
+        if key in skip:
+            continue
+        spec = table.get(key)
+        if spec is None:
+            near = closest(table, key)
+            hint = f"did you mean {' or '.join(near)}?" if near else "no similar flag exists"
+            found.append(FlagIssue(
+                "unknown-flag", name, "refusal",
+                f"{tool} {table.version.major}.{table.version.minor} has no flag {key} "
+                f"({hint}); the real {tool} stops with "
+                + ("'Unknown option'" if tool == "trtexec" else "'Invalid Argument'")
+                + f". Checked against the {where}.",
+                f"replace {key} with the flag you meant ({', '.join(near)}) or remove it"
+                if near else f"remove {key} (see '{tool} --help')"))
+            continue
+        if not spec.accepted:
+            found.append(FlagIssue(
+                "removed-flag", name, "refusal",
+                f"{key} is not accepted by {tool} {table.version.major}.{table.version.minor}: "
+                f"{spec.note}. Checked against the {where}.",
+                f"remove {key}"))
+            continue
+        seen.setdefault(key, []).append(value)
+        if spec.takes_value and value is None:
+            found.append(FlagIssue(
+                "flag-needs-value", name, "refusal",
+                f"{key} takes a value ({spec.value_kind}) and {tool} reads it only after '='.",
+                f"write {_example(spec)}"))
+        elif not spec.takes_value and value is not None:
+            if tool == "trtexec_safe":
+                found.append(FlagIssue(
+                    "switch-takes-no-value", name, "refusal",
+                    f"{key} is a switch; trtexec_safe accepts only the bare '{key}' and stops "
+                    f"with 'Invalid Argument: {arg}'.", f"write {key} (or leave it out)"))
+            else:
+                found.append(FlagIssue(
+                    "switch-value-ignored", name, "warning",
+                    f"{key} is a switch; trtexec ignores '={value}' and turns it ON "
+                    f"(even '{key}=false').", f"write {key} to turn it on, or leave it out"))
+        elif spec.takes_value and value is not None:
+            problem = _strict_value_problem(spec, value)
+            if problem:
+                found.append(FlagIssue(
+                    "flag-value-kind", name, "refusal",
+                    f"{key} needs a {spec.value_kind} value, got {problem}.",
+                    f"write {_example(spec)}" + (f" (default {spec.default})"
+                                                 if spec.default else "")))
+        if spec.status in ("no-op", "deprecated"):
+            found.append(FlagIssue(
+                "no-op-flag" if spec.status == "no-op" else "deprecated-flag", name, "warning",
+                f"{key} is {'a no-op' if spec.status == 'no-op' else 'deprecated'} in {tool} "
+                f"{table.version.major}.{table.version.minor}: {spec.help or spec.note}",
+                f"drop {key}"))
+    for key, values in seen.items():
+        spec = table.get(key)
+        if spec is None or spec.repeatable or len(values) <= spec.max_count:
+            continue
+        shown = ", ".join(key if v is None else f"{key}={v}" for v in values)
+        if tool == "trtexec":
+            found.append(FlagIssue(
+                "repeated-flag", key.lstrip("-"), "refusal",
+                f"{key} is given {len(values)} times ({shown}); trtexec reads it once and stops "
+                f"with 'Unknown option' for the other occurrence(s).",
+                f"keep one {key}"))
+        else:
+            found.append(FlagIssue(
+                "repeated-flag", key.lstrip("-"), "warning",
+                f"{key} is given {len(values)} times ({shown}); {tool} keeps the last one.",
+                f"keep one {key}"))
+    return found
