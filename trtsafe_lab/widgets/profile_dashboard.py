@@ -112,7 +112,8 @@ class ProfileDashboard:
                                        value=tuple(selected or names), description="runs",
                                        rows=min(6, len(names)), layout=w.Layout(width="55%"))
         first = list(self.choose.value)
-        self.baseline = w.Dropdown(options=first, value=first[0], description="baseline")
+        self.baseline = w.Dropdown(options=first, value=first[0], description="baseline",
+                                   layout=w.Layout(width="auto"))  # long run names in full
         metrics = metrics_available(runs) or list(METRICS)
         self.metric = w.ToggleButtons(options=metrics, value=metrics[0], description="metric")
         self.view = w.Dropdown(options=VIEWS, value=VIEWS[0], description="view")
