@@ -79,7 +79,11 @@ def _runs(tmp_path: Path, names: tuple[str, ...]) -> list[object]:
     return [Run(name, tmp_path / f"run{i}", pd.DataFrame(
         {"latency_ms": rng.normal(1.0 / (i + 1), 0.01, 50),
          "compute_ms": rng.normal(0.9 / (i + 1), 0.01, 50)}),
-        {"num_aux_streams": i, "device_memory_bytes": 1000 * (i + 1)})
+        {"num_aux_streams": i, "device_memory_bytes": 1000 * (i + 1),
+         # one workload (made up for the test, not a measurement): comparable runs
+         "schema": "trtsafe-lab/profile-run/1", "gpu": {"gpu_name": "test data, no GPU"},
+         "executor": {"executor": "reference", "branches": 4, "depth": 8, "blocks": 4,
+                      "threads": 128, "iters": 4096}})
         for i, name in enumerate(names)]
 
 
