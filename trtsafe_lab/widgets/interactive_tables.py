@@ -54,6 +54,9 @@ TABLE_CSS = (
     ".dt-container table.dataTable.trtsafe-wide td.trtsafe-prose{min-width:10em}"
 )
 
+#: A table with more columns than this and fewer rows than columns is shown transposed (one row
+#: per column), so that it fits the output area without breaking every header into syllables.
+MAX_COLUMNS = 15
 #: Rows a page offers (-1: all).
 LENGTH_MENU: tuple[int, ...] = (10, 25, 50, 100, -1)
 
@@ -132,11 +135,38 @@ def _text_classes(table: pd.DataFrame, path_columns: Sequence[str]) -> list[dict
         [{"targets": long, "className": "trtsafe-long"}] if long else [])
 
 
+def transposed(table: pd.DataFrame, path_columns: Sequence[str] = PATH_COLUMNS
+               ) -> pd.DataFrame:
+    """``table`` turned on its side for display: a ``column`` column naming each of its
+    columns, then one column per row (headed by the row's first text value, e.g. its log's
+    file name, else its position)."""
+    table = _plain_index(table)
+    first = table.columns[0]
+    if not pd.api.types.is_numeric_dtype(table[first]):
+        names = short_names(table[first]) if first in path_columns else {}
+        heads = [names.get(str(v), str(v)) for v in table[first]]
+        body = table.drop(columns=[first])
+    else:
+        heads, body = [str(i) for i in range(len(table))], table
+    heads = [f"{h} ({i})" if heads.count(h) > 1 else h for i, h in enumerate(heads)]
+    shown = pd.DataFrame({"column": [str(c) for c in body.columns]})
+    for head, (_index, row) in zip(heads, body.iterrows(), strict=True):
+        shown[head] = [display_value(v) for v in row]
+    return shown
+
+
 def table_html(table: pd.DataFrame, *, caption: str | None = None,
                path_columns: Sequence[str] = PATH_COLUMNS, **options: Any) -> str:
     """The HTML of ``table`` as an interactive table (needs :func:`init_interactive_tables`'s
-    output in the same page). ``options`` go to ``itables.to_html_datatable``."""
+    output in the same page). ``options`` go to ``itables.to_html_datatable``. A table of more
+    than :data:`MAX_COLUMNS` columns and fewer rows than columns is shown :func:`transposed`
+    (and says so in its caption)."""
     configure()
+    if len(table.columns) > MAX_COLUMNS and len(table) < len(table.columns):
+        table = transposed(table, path_columns)
+        note = f"shown transposed: one row per column ({len(table)} columns)"
+        caption = f"{caption}; {note}" if caption else note
+        options.setdefault("pageLength", -1 if len(table) <= 50 else 50)  # -1: all rows
     classes = _text_classes(table, path_columns)
     if classes and "columnDefs" not in options:
         options["columnDefs"] = classes
