@@ -190,7 +190,7 @@ def test_interactive_tables_show_paths_as_names_and_wide_tables_transposed() -> 
     assert list(side["column"]) == [f"field_{i}" for i in range(MAX_COLUMNS)]
     assert side.loc[3, "a.log"] == "3.0" and side.loc[3, "b.log"] == ""  # missing: blank
     page = table_html(wide)
-    assert "shown transposed" in page and "field_<wbr>14" in page
+    assert "shown transposed" in page and "field_14" in page
     narrow = table_html(wide.iloc[:, :5])
     assert "shown transposed" not in narrow
-    assert 'title=\\"/logs/a.log\\">a.log</span>' in narrow  # full path on hover
+    assert '<span title="/logs/a.log">a.log</span>' in narrow  # full path on hover
