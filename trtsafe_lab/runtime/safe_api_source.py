@@ -60,7 +60,7 @@ def _function_name(function: Node) -> str:
     return t.last_name(inner) or t.text(inner)
 
 
-def _api_name(t: Node, file: Node, call: Node, types: dict[str, str]) -> str:
+def _api_name(file: Node, call: Node, types: dict[str, str]) -> str:
     """``ITRTGraph::x`` / ``nvinfer2::safe::x`` / a CUDA stream call, or "" for other calls."""
     from trtsafe_lab.migrate import cpp_tree
 
@@ -78,7 +78,7 @@ def _api_name(t: Node, file: Node, call: Node, types: dict[str, str]) -> str:
     return name if name in CUDA_STREAM_CALLS else ""
 
 
-def _sites(t: Node, file: Node) -> list[tuple[Node, str, list[Node]]]:
+def _sites(file: Node) -> list[tuple[Node, str, list[Node]]]:
     """(node, called name, argument nodes) for every call and every ``std::thread{f, ...}``
     brace construction, in source order."""
     from trtsafe_lab.migrate import cpp_tree
@@ -94,7 +94,7 @@ def _sites(t: Node, file: Node) -> list[tuple[Node, str, list[Node]]]:
     return sorted(sites, key=lambda site: site[0].start_byte)
 
 
-def _where(t: Node, node: Node) -> str:
+def _where(node: Node) -> str:
     """The enclosing function's name; ``name [lambda]`` inside a lambda (run later, e.g. the
     deleter ``setUpAuxStreamsOn`` returns, which destroys the aux streams at scope exit)."""
     from trtsafe_lab.migrate import cpp_tree
@@ -121,12 +121,12 @@ def extract(sources: dict[str, bytes], version: str) -> list[Row]:
     direct: dict[tuple[str, int], tuple[str, str]] = {}  # (file, byte) -> api, arguments
     callers: dict[str, set[str]] = {}  # function -> names it calls or launches
     helpers: set[str] = set()  # functions that make API calls (directly, for now)
-    sites = {name: _sites(t, file) for name, file in files.items()}
+    sites = {name: _sites(file) for name, file in files.items()}
     for name, file in files.items():
         types: dict[str, str] = {}
         for node, callee, args in sites[name]:
-            function = _where(t, node).split(" ")[0]
-            api = _api_name(t, file, node, types) if node.type == "call_expression" else ""
+            function = _where(node).split(" ")[0]
+            api = _api_name(file, node, types) if node.type == "call_expression" else ""
             if api:
                 text = " ".join(t.text(node.child_by_field_name("arguments")).split())[1:-1]
                 direct[(name, node.start_byte)] = (api, text)
@@ -143,7 +143,7 @@ def extract(sources: dict[str, bytes], version: str) -> list[Row]:
     rows: list[Row] = []
     for name in files:
         for node, callee, args in sites[name]:
-            where = _where(t, node)
+            where = _where(node)
             found = direct.get((name, node.start_byte))
             if found is not None:
                 rows.append((version, name, t.line(node), where, found[0], found[1]))
