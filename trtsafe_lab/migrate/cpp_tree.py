@@ -121,6 +121,19 @@ def enclosing_function(node: Node) -> Node | None:
     return None
 
 
+def function_name(function: Node | None) -> str:
+    """The name a ``function_definition`` defines (``isNetworkSupported`` for
+    ``bool INetworkBuilder::isNetworkSupported(...) const``; also through pointer/reference
+    declarators), or "" for None."""
+    if function is None:
+        return ""
+    declarator = function.child_by_field_name("declarator")
+    while declarator is not None and declarator.type != "function_declarator":
+        declarator = declarator.child_by_field_name("declarator")
+    inner = declarator.child_by_field_name("declarator") if declarator is not None else None
+    return last_name(inner) or text(inner)
+
+
 def has_ancestor(node: Node, types: set[str], stop: Node | None = None) -> Node | None:
     current = node.parent
     while current is not None and current != stop:

@@ -48,18 +48,6 @@ CALL_COLUMNS: tuple[str, ...] = ("version", "source", "line", "function", "call"
 Row = tuple[str, str, int, str, str, str]
 
 
-def _function_name(function: Node) -> str:
-    from trtsafe_lab.migrate import cpp_tree as t
-
-    if function is None:
-        return ""
-    declarator = function.child_by_field_name("declarator")
-    while declarator is not None and declarator.type != "function_declarator":
-        declarator = declarator.child_by_field_name("declarator")
-    inner = declarator.child_by_field_name("declarator") if declarator is not None else None
-    return t.last_name(inner) or t.text(inner)
-
-
 def _api_name(file: Node, call: Node, types: dict[str, str]) -> str:
     """``ITRTGraph::x`` / ``nvinfer2::safe::x`` / a CUDA stream call, or "" for other calls."""
     from trtsafe_lab.migrate import cpp_tree
@@ -100,7 +88,7 @@ def _where(node: Node) -> str:
     from trtsafe_lab.migrate import cpp_tree
 
     function = cpp_tree.enclosing_function(node)
-    name = _function_name(function)
+    name = cpp_tree.function_name(function)
     if cpp_tree.has_ancestor(node, {"lambda_expression"}, function) is not None:
         return f"{name} {LAMBDA}"
     return name
