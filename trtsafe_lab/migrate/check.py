@@ -226,6 +226,7 @@ def partly_parsed(notices: list[PartialParse], shown: int = 8) -> list[Migration
 
 
 def has_errors(findings: Iterable[MigrationFinding]) -> bool:
+    """True when any finding has ``error`` severity (``trtsafe-lab migrate`` then exits 1)."""
     return any(f.severity == ERROR for f in findings)
 
 

@@ -174,6 +174,8 @@ def render(rows: list[Row]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Re-derive the calls from ``argv[0]`` (default ``../shared/reference/tensorrt-oss``) and
+    rewrite :mod:`trtsafe_lab.runtime.safe_api_calls`; exit 2 when no sample is found there."""
     args = sys.argv[1:] if argv is None else argv
     default = Path(__file__).resolve().parents[3] / "shared" / "reference" / "tensorrt-oss"
     reference = Path(args[0]) if args else default
