@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from trtsafe_lab._optional import require
-from trtsafe_lab.migrate.commands import CommandFacts, make_ship_step
+from trtsafe_lab.migrate.commands import CommandFacts, analyse_commands, make_ship_step
 from trtsafe_lab.migrate.limits import (
     MAX_NESTING,
     MAX_YAML_ALIASES,
@@ -21,7 +21,6 @@ from trtsafe_lab.migrate.limits import (
     ExpansionBudget,
     InputLimitError,
 )
-from trtsafe_lab.migrate.makefile import analyse_commands
 from trtsafe_lab.migrate.shell import parse_shell
 from trtsafe_lab.migrate.words import Variables, Word, split_value
 

@@ -11,7 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from trtsafe_lab.migrate.commands import CommandFacts, PartialParse, analyse_command, make_ship_step
+from trtsafe_lab.migrate.commands import (
+    CommandFacts,
+    PartialParse,
+    analyse_commands,
+    make_ship_step,
+)
 from trtsafe_lab.migrate.syntax_tree import Node, first_error, parser
 from trtsafe_lab.migrate.syntax_tree import line as _line
 from trtsafe_lab.migrate.syntax_tree import text as _source
@@ -148,8 +153,7 @@ def analyse_cmake(text: str, path: str) -> CommandFacts:
         elif call.name == "list" and len(words) > 2 and words[0].text == "APPEND":
             variables.append(words[1].text, words[2:])
         elif call.name in ("execute_process", "add_custom_command", "add_custom_target"):
-            for argv in _groups(words, "COMMAND", _COMMAND_END):
-                facts.extend(analyse_command(argv, path))
+            facts.extend(analyse_commands(_groups(words, "COMMAND", _COMMAND_END), path))
         elif call.name in ("install", "file") and words:
             mode = words[0].text
             if mode in ("FILES", "PROGRAMS", "COPY", "INSTALL"):
