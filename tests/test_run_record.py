@@ -261,3 +261,18 @@ def test_write_run_manifest_refuses_unknown_kinds_and_clashing_info(tmp_path: Pa
         rundir.write_run_manifest(tmp_path, "benchmark", "x")
     with pytest.raises(ValueError, match="own keys"):
         rundir.write_run_manifest(tmp_path, "profile", "x", {"files": []})
+
+
+def test_runs_without_a_runs_folder_says_there_are_none_yet(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """qa: a new user's first `trtsafe-lab runs` failed with "--runs runs: no such file or
+    folder" (exit 2) although nothing was wrong; a --runs DIR that is missing is still refused."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["runs"]) == 0
+    assert "no runs yet" in capsys.readouterr().out
+    assert main(["runs", "--runs", "elsewhere"]) == 2
+    assert "no such file or folder" in capsys.readouterr().err
+    (tmp_path / "runs").mkdir()
+    assert main(["runs"]) == 0
+    assert "no finished runs under runs" in capsys.readouterr().out

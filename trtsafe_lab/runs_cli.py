@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from trtsafe_lab.rundir import KINDS
+
+DEFAULT_RUNS = "runs"
 
 
 def _cli(args: argparse.Namespace) -> int:
@@ -12,6 +15,12 @@ def _cli(args: argparse.Namespace) -> int:
 
     from trtsafe_lab.runs_table import list_runs
 
+    if args.runs is None:  # the default folder: not there yet means no runs yet
+        args.runs = DEFAULT_RUNS
+        if not Path(DEFAULT_RUNS).exists():
+            print(f"no runs yet: there is no {DEFAULT_RUNS}/ folder here (trtsafe-lab build "
+                  f"writes its runs there); give another folder with --runs DIR")
+            return 0
     table = list_runs(args.runs, include_partial=args.all, kind=args.kind)
     if table.empty:
         what = f"{args.kind} runs" if args.kind else "runs"
@@ -29,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="List the run directories under a folder: builds, profile runs, trtexec "
         "profile runs, engine pairs and reports, one row each (a run whose manifest cannot be "
         "read is listed as unreadable, with the reason).")
-    runs.add_argument("--runs", default="runs", help="folder of run directories (default runs)")
+    runs.add_argument("--runs", help=f"folder of run directories (default {DEFAULT_RUNS})")
     runs.add_argument("--kind", choices=KINDS, help="list only runs of this kind")
     runs.add_argument("--all", action="store_true",
                       help="also list incomplete (.partial) runs (cancelled, timed out, crashed) "
