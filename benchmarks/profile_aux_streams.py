@@ -36,6 +36,8 @@ from trtsafe_lab.cuda_api import (
     synchronize,
 )
 from trtsafe_lab.profile.harness import (
+    EVENTS_IN_GRAPH,
+    PER_ITERATION,
     TimingConfig,
     bare_graph_replay_ms,
     forward_pass,
@@ -92,9 +94,9 @@ def cupti_overlap(spec: WorkloadSpec, aux: int) -> dict:
             key = f"aux{a}-{'graph' if graph else 'eager'}"
             try:
                 with ReferenceWorkload(spec, aux_streams=a) as w:
-                    profile(w, TimingConfig(warmup=2, iterations=1, use_graph=graph))  # warm
+                    profile(w, TimingConfig(2, 1, graph, PER_ITERATION))  # warm
                     with kernel_trace() as recs:
-                        profile(w, TimingConfig(warmup=0, iterations=3, use_graph=graph))
+                        profile(w, TimingConfig(0, 3, graph, PER_ITERATION))
                 table = kernel_table(recs)
                 out[key] = overlap_summary(table)
                 out[key]["stream_ids"] = sorted(int(x) for x in table["stream_id"].unique())
@@ -153,7 +155,9 @@ def main() -> int:
         print(f"[{name}] {time.perf_counter() - t:.1f}s {json.dumps(report[name])}", flush=True)
         (args.out / "profile_aux_streams.json").write_text(json.dumps(report, indent=1))
 
-    cfg = TimingConfig(warmup=50, iterations=500, use_graph=True)
+    # Per-iteration events, as in runs 1-6 (issue 4); the default batched mode is measured by
+    # benchmarks/profile_issue12.py.
+    cfg = TimingConfig(warmup=50, iterations=500, use_graph=True, mode=PER_ITERATION)
     small = WorkloadSpec(branches=4, depth=8, blocks=4, threads=128, iters=4096)
     small8 = WorkloadSpec(branches=8, depth=8, blocks=4, threads=128, iters=4096)
     small_long = WorkloadSpec(branches=4, depth=8, blocks=4, threads=128, iters=16384)
@@ -161,13 +165,13 @@ def main() -> int:
     step("correctness", correctness)
     step("small_branches_graph", speedup_case, small, 4, cfg)
     step("small_branches_eager", speedup_case, small, 4,
-         TimingConfig(warmup=50, iterations=500, use_graph=False))
+         TimingConfig(warmup=50, iterations=500, use_graph=False, mode=PER_ITERATION))
     step("small_8_branches_graph", speedup_case, small8, 8, cfg)
-    step("gpu_filling_graph", speedup_case, fill, 4, TimingConfig(50, 200, True))
+    step("gpu_filling_graph", speedup_case, fill, 4, TimingConfig(50, 200, True, PER_ITERATION))
 
     def overhead() -> dict:
         out = {}
-        in_graph = TimingConfig(cfg.warmup, cfg.iterations, True, events_in_graph=True)
+        in_graph = TimingConfig(cfg.warmup, cfg.iterations, True, mode=EVENTS_IN_GRAPH)
         for spec_name, spec in (("small", small), ("small_iters16k", small_long)):
             for aux in (0, 4):
                 with ReferenceWorkload(spec, aux_streams=aux) as w:
@@ -185,7 +189,7 @@ def main() -> int:
 
     def repeat() -> dict:
         out = {}
-        in_graph = TimingConfig(cfg.warmup, cfg.iterations, True, events_in_graph=True)
+        in_graph = TimingConfig(cfg.warmup, cfg.iterations, True, mode=EVENTS_IN_GRAPH)
         for label, c in (("", cfg), ("-events_in_graph", in_graph)):
             for aux in (0, 4):
                 a, b = measure(small, aux, c), measure(small, aux, c)

@@ -42,7 +42,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "trtsafe_lab.logs.source", "trtsafe_lab.logs.triggers", "trtsafe_lab.logs.records",
         "trtsafe_lab.logs.names", "trtsafe_lab.logs.layer_names", "trtsafe_lab.logs.classify",
         "trtsafe_lab.logs.parser", "trtsafe_lab.logs.scan", "trtsafe_lab.logs.tables",
-        "trtsafe_lab.logs.onnx",
+        "trtsafe_lab.logs.onnx", "trtsafe_lab.logs.name_grammar", "trtsafe_lab.logs.explanations",
+        "trtsafe_lab.logs.build_summary",
         "trtsafe_lab.trtexec.version", "trtsafe_lab.trtexec.options", "trtsafe_lab.trtexec.rules",
         "trtsafe_lab.trtexec.progress", "trtsafe_lab.trtexec.runner", "trtsafe_lab.trtexec.dry_run",
         "trtsafe_lab.trtexec.flag_table", "trtsafe_lab.trtexec.flag_check",
@@ -66,6 +67,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # Run records: run directories of every kind, engine + companion .so pairs.
     ("records", (
         "trtsafe_lab.rundir", "trtsafe_lab.profile.rundir", "trtsafe_lab.artifacts",
+        "trtsafe_lab.profile.identity",
     )),
     # Runs: drive a source and write a run record (builds, sweeps, profile runs).
     ("runs", (
@@ -77,16 +79,20 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("tables", (
         "trtsafe_lab.runs_table",
         "trtsafe_lab.profile.loaders", "trtsafe_lab.profile.compare", "trtsafe_lab.profile.layers",
+        "trtsafe_lab.profile.workload", "trtsafe_lab.profile.critical",
+        "trtsafe_lab.profile.sweep", "trtsafe_lab.logs.scoring",
     )),
     # Views: matplotlib Figures and ipywidgets panels built from tables.
     ("views", (
-        "trtsafe_lab.logs.plots", "trtsafe_lab.profile.plots", "trtsafe_lab.runtime.view",
+        "trtsafe_lab.logs.plots", "trtsafe_lab.logs.text_views", "trtsafe_lab.profile.plots",
+        "trtsafe_lab.profile.plots_analysis",
+        "trtsafe_lab.runtime.view",
         "trtsafe_lab.trtexec.panel", "trtsafe_lab.widgets", "trtsafe_lab.widgets.*",
     )),
     # Facades: one object per workflow whose methods return tables and figures, and the package
     # namespaces that re-export them.
     ("facades", (
-        "trtsafe_lab.logs.analysis", "trtsafe_lab.profile.session",
+        "trtsafe_lab.logs.analysis", "trtsafe_lab.logs.signatures", "trtsafe_lab.profile.session",
         "trtsafe_lab.logs", "trtsafe_lab.trtexec", "trtsafe_lab.engine", "trtsafe_lab.profile",
         "trtsafe_lab.runtime", "trtsafe_lab.migrate",
     )),

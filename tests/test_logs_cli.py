@@ -14,9 +14,9 @@ from trtsafe_lab.logs import columns
 LOG = EXAMPLES / "trt11-safe-build-no-tactic.log"
 
 
-def test_json_is_an_array_of_failure_rows(capsys: pytest.CaptureFixture[str]) -> None:
+def test_json_envelope_holds_the_failure_rows(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["failures", str(LOG), "--format", "json"]) == 0
-    rows = json.loads(capsys.readouterr().out)
+    rows = json.loads(capsys.readouterr().out)["failures"]
     assert isinstance(rows, list) and rows
     assert set(columns.FAILURE_COLUMNS) <= set(rows[0])
     foreign = [row for row in rows if row["layer"].startswith("{ForeignNode")]
@@ -66,6 +66,26 @@ def test_onnx_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
 
     model = demo_model(tmp_path / "m.onnx")
     assert main(["failures", str(LOG), "--onnx", str(model), "--format", "json"]) == 0
-    rows = json.loads(capsys.readouterr().out)
+    rows = json.loads(capsys.readouterr().out)["failures"]
     softmax = next(row for row in rows if row["layer"] == "/head/attn/Softmax")
     assert (softmax["onnx_op"], softmax["onnx_index"]) == ("Softmax", 9)
+
+
+def test_table_shows_onnx_columns_and_whole_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("onnx")
+    from trtsafe_lab.demo.logs import demo_model
+
+    model = demo_model(tmp_path / "m.onnx")
+    assert main(["failures", str(LOG), "--onnx", str(model)]) == 0
+    out = capsys.readouterr().out
+    assert "op Softmax, node index 9" in out
+    assert "/head/attn/Softmax" in out
+    long_name = "x/" * 120 + "Conv_1"  # longer than any terminal line: printed whole
+    log = tmp_path / "long.log"
+    log.write_text(
+        f"[E] Error[10]: Could not find any implementation for node {long_name}.\n"
+    )
+    assert main(["failures", str(log)]) == 0
+    assert long_name in capsys.readouterr().out

@@ -42,12 +42,15 @@ def test_timing_json_loads_with_snake_case_columns(resnet18) -> None:
     assert resnet18.files["graph"].name == "resnet18_fp16.graph.json"
 
 
-def test_stats_reproduce_trtexecs_own_summary(corpus_dir: Path, resnet18) -> None:
-    """Our statistics over the exported iterations equal what trtexec printed (TRT 10.x)."""
-    meta = json.loads((corpus_dir / EXPORTS / "trt10-resnet18-fp16" /
-                       "resnet18_fp16.profile.metadata.json").read_text())
+@pytest.mark.parametrize("stem", ["trt10-resnet18-fp16/resnet18_fp16",
+                                  "trt10-mobilenet_v2-fp16/mobilenet_v2_fp16"])
+def test_stats_reproduce_trtexecs_own_summary(corpus_dir: Path, stem: str) -> None:
+    """Our statistics over the exported iterations equal what trtexec printed (TRT 10.x).
+    (The 8.x exports of the corpus were written by a different trtexec run than the summary
+    beside them, so they cannot match.)"""
+    meta = json.loads((corpus_dir / EXPORTS / f"{stem}.profile.metadata.json").read_text())
     printed = summary_from_metadata(meta)
-    t = resnet18.times
+    t = load_times(corpus_dir / EXPORTS / f"{stem}.timing.json")
     ours = latency_summary(t["latency_ms"],
                      span_ms=t["end_compute_ms"].max() - t["start_compute_ms"].min())
     for key in ("min_ms", "max_ms", "median_ms", "p90_ms", "p95_ms", "p99_ms"):
@@ -137,15 +140,6 @@ def test_bad_exports_say_what_is_wrong(tmp_path: Path) -> None:
         load_times(bad)
     with pytest.raises(FileNotFoundError):
         load_profile_run(tmp_path / "missing")
-
-
-def test_mann_whitney_matches_hand_computation() -> None:
-    # n1 = n2 = 5, complete separation: U = 0, sigma = sqrt(25 * 11 / 12), continuity 0.5
-    result = mann_whitney([1, 2, 3, 4, 5], [6, 7, 8, 9, 10])
-    z = (0 - 12.5 + 0.5) / math.sqrt(25 * 11 / 12)
-    assert result.u == 0 and result.z == pytest.approx(z)
-    assert result.p_value == pytest.approx(math.erfc(abs(z) / math.sqrt(2)))
-    assert mann_whitney([1, 1, 1], [1, 1, 1]).p_value == 1.0
 
 
 def test_speedup_ci_brackets_the_truth_and_is_reproducible() -> None:

@@ -26,7 +26,8 @@ def groups():
 
 
 def test_examples_were_recorded_on_a_gpu(groups) -> None:
-    assert set(groups) == {"ref-b4-d8-g4x128-i4096", "ref-b4-d8-g4224x128-i1024"}
+    assert set(groups) == {"ref-b4-d8-g4x128-i4096", "ref-b4-d8-g4224x128-i1024",
+                           "ref-b4-d4-g33x128-i4096"}
     for runs in groups.values():
         assert [r.info["num_aux_streams"] for r in runs] == [0, 4]
         for run in runs:
@@ -66,7 +67,9 @@ def test_demo_writes_tables_and_figures(tmp_path: Path) -> None:
     names = {p.name for p in files}
     assert "ref-b4-d8-g4x128-i4096-compare.json" in names
     assert "ref-b4-d8-g4x128-i4096-aux4-graph-streams.png" in names
-    assert sum(n.endswith(".png") for n in names) == 8
+    assert "ref-b4-d4-g33x128-i4096-aux4-graph-critical-path.png" in names
+    assert "ref-b4-d4-g33x128-i4096-pareto.png" in names
+    assert sum(n.endswith(".png") for n in names) == 18  # 6 figures per workload
 
 
 def test_plots_return_figures_and_draw_on_given_axes(groups) -> None:
@@ -78,8 +81,8 @@ def test_plots_return_figures_and_draw_on_given_axes(groups) -> None:
     table = compare_runs(runs)
     fig = plots.plot_speedup(table)
     ax = fig.axes[0]
-    assert len(ax.patches) == 1  # one non-baseline bar
-    assert ax.patches[0].get_height() == pytest.approx(table.iloc[1]["speedup_vs_baseline"])
+    assert len(ax.patches) == 1  # one non-baseline bar (horizontal)
+    assert ax.patches[0].get_width() == pytest.approx(table.iloc[1]["speedup_vs_baseline"])
     host = Figure()
     target = host.add_subplot()
     assert plots.plot_latency_ecdf(samples_table(runs), ax=target) is host

@@ -51,8 +51,8 @@ def test_aux_streams_must_be_registered_first() -> None:
             w.execute_async(a)
 
 
-@pytest.mark.parametrize("events_in_graph", [False, True])
-def test_profile_records_and_releases_everything(events_in_graph: bool) -> None:
+@pytest.mark.parametrize("mode", ["batched", "per-iteration", "events-in-graph"])
+def test_profile_records_and_releases_everything(mode: str) -> None:
     from trtsafe_lab.cuda_api import ResourceLedger, device_memory_used
     from trtsafe_lab.profile.harness import TIMING_KEYS, TimingConfig, profile
     from trtsafe_lab.profile.reference import ReferenceWorkload, WorkloadSpec
@@ -62,7 +62,7 @@ def test_profile_records_and_releases_everything(events_in_graph: bool) -> None:
         profile(w, TimingConfig(1, 2), ledger)  # first run may allocate lazily
         before = device_memory_used(0)
         for _ in range(20):
-            run = profile(w, TimingConfig(1, 5, True, events_in_graph), ledger)
+            run = profile(w, TimingConfig(1, 5, True, mode), ledger)
         assert device_memory_used(0) == before
     assert set(ledger.live().values()) == {0}
     assert ledger.created["stream"] == 21 * 4
@@ -70,6 +70,10 @@ def test_profile_records_and_releases_everything(events_in_graph: bool) -> None:
     assert all(r["computeMs"] > 0 for r in run.records)
     starts = [r["startComputeMs"] for r in run.records]
     assert starts == sorted(starts)
+    passes = run.config.passes_per_sample
+    assert passes == (10 if mode == "batched" else 1)
+    for r in run.records:  # computeMs is the per-pass mean of the sample's window
+        assert r["computeMs"] == pytest.approx((r["endComputeMs"] - r["startComputeMs"]) / passes)
 
 
 def test_run_reference_writes_run_dirs(tmp_path) -> None:
@@ -84,3 +88,12 @@ def test_run_reference_writes_run_dirs(tmp_path) -> None:
     run = load_profile_run(paths[1])
     assert len(run.times) == 10
     assert run.info["num_aux_streams"] == 3
+    assert run.info["timing"]["mode"] == "batched"
+    assert run.info["workload"] == {"kind": "reference", **SPEC_KW, "threads": 64}
+    from trtsafe_lab.profile.compare import compare_runs
+    from trtsafe_lab.profile.workload import MixedWorkloadError
+
+    other = run_reference(WorkloadSpec(**{**SPEC_KW, "blocks": 3}), [0], TimingConfig(2, 10),
+                          tmp_path)
+    with pytest.raises(MixedWorkloadError, match="blocks: 2 vs 3"):
+        compare_runs([load_profile_run(p) for p in [*paths, *other]])

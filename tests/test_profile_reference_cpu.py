@@ -70,7 +70,11 @@ def test_cli_reference_rejects_bad_arguments(capsys: pytest.CaptureFixture[str])
 
     assert main(["profile", "reference", "--branches", "2", "--aux", "0,4"]) == 2
     assert "more aux streams than --branches" in capsys.readouterr().err
-    assert main(["profile", "reference", "--events-in-graph"]) == 2
+    assert main(["profile", "reference", "--timing", "events-in-graph"]) == 2  # needs --graph
+    assert "needs use_graph" in capsys.readouterr().err
+    assert main(["profile", "reference", "--timing", "per-iteration",
+                 "--passes-per-sample", "5"]) == 2
+    assert "needs mode 'batched'" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["profile", "reference", "--aux", "0,x"])
 
@@ -90,3 +94,18 @@ def test_engine_executor_names_are_checked_against_the_names_file(corpus_dir: Pa
     used |= set(trt_api.EXECUTE_NAMES) | set(trt_api.DEVICE_MEMORY_NAMES)
     assert used - names == set(trt_api.NOT_IN_NAMES_FILE)
     assert {"execute_async", "set_aux_streams", "num_aux_streams"} <= names
+
+
+def test_timing_modes_and_their_defaults() -> None:
+    from trtsafe_lab.profile.harness import TimingConfig
+
+    assert TimingConfig().mode == "batched" and TimingConfig().passes_per_sample == 10
+    assert TimingConfig(iterations=20).passes == 200
+    assert TimingConfig(mode="per-iteration").passes_per_sample == 1
+    assert TimingConfig(mode="batched", passes_per_sample=1).passes == 200
+    with pytest.raises(ValueError, match="needs use_graph"):
+        TimingConfig(use_graph=False, mode="events-in-graph")
+    with pytest.raises(ValueError, match="one pass per sample"):
+        TimingConfig(mode="per-iteration", passes_per_sample=4)
+    with pytest.raises(ValueError, match="timing mode must be one of"):
+        TimingConfig(mode="cupti")

@@ -7,6 +7,7 @@ found, run directory, loaders), not that a real trtexec accepts these flags.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import sys
@@ -14,8 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from trtsafe_lab.profile.compare import compare_runs
 from trtsafe_lab.profile.loaders import load_profile_run
 from trtsafe_lab.profile.trtexec_exec import run_trtexec, trtexec_command
+from trtsafe_lab.profile.workload import MixedWorkloadError
 from trtsafe_lab.trtexec.rules import RuleViolation
 from trtsafe_lab.trtexec.version import TrtVersion
 
@@ -66,7 +69,9 @@ def test_run_directory_from_the_double(corpus_dir: Path, tmp_path: Path) -> None
         log=str(corpus_dir / "build-logs" / "cases" / "070.log")))
     script.chmod(0o755)
     out = tmp_path / "runs"
-    path = run_trtexec(Path("/models/resnet.engine"), out, "resnet-fp16",
+    engine = tmp_path / "resnet.engine"  # test data standing in for an engine (not TensorRT's)
+    engine.write_bytes(b"engine A\0")
+    path = run_trtexec(engine, out, "resnet-fp16",
                        executable=str(script))  # version read from the double's --help banner
     run = load_profile_run(path)
     assert len(run.times) == 3698 and set(run.files) == {"timing", "graph", "profile"}
@@ -74,6 +79,12 @@ def test_run_directory_from_the_double(corpus_dir: Path, tmp_path: Path) -> None
     assert "--exportTimes=" + str(path / "run.timing.json") in run.info["command"]
     assert run.info["trt_version"] == "8.4.1" and run.info["rule_warnings"] == []
     assert [p.name for p in out.iterdir()] == ["resnet-fp16"]
+    assert run.info["workload"]["engine_sha256"] == hashlib.sha256(b"engine A\0").hexdigest()
+    other = tmp_path / "other.engine"  # another engine: its run measures another workload
+    other.write_bytes(b"engine B\0")
+    second = load_profile_run(run_trtexec(other, out, "other", executable=str(script)))
+    with pytest.raises(MixedWorkloadError, match="differ in network"):
+        compare_runs([run, second])
 
 
 def test_failed_trtexec_leaves_only_a_partial_run_with_its_log(tmp_path: Path) -> None:

@@ -234,7 +234,7 @@ def test_legacy_manifests_are_read_and_upgraded(tmp_path: Path) -> None:
 
 def test_bundled_runs_are_in_the_current_schema() -> None:
     runs = sorted(p for p in example_path("profile", "runs").iterdir() if p.is_dir())
-    assert len(runs) == 4
+    assert len(runs) == 6  # 3 workloads x (single stream, aux streams)
     for path in runs:
         assert json.loads((path / "manifest.json").read_text())["schema"] == RUN_SCHEMA
         record = load_run(path)

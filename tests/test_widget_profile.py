@@ -11,14 +11,18 @@ def test_dashboard_follows_its_controls() -> None:
     from trtsafe_lab.demo.profile import example_runs
     from trtsafe_lab.widgets import ProfileDashboard
 
-    runs = [r for group in example_runs().values() for r in group]
-    assert len(runs) == 4
-    dash = ProfileDashboard(runs, dpi=40)
-    assert list(dash.comparison["run"]) == [r.name for r in runs]
+    groups = example_runs()
+    runs = [r for group in groups.values() for r in group]
+    dash = ProfileDashboard(runs, dpi=40)  # all runs: three workloads, refused
+    assert "different workloads" in dash.message.value and dash.comparison.empty
+    assert dash.png == b""
+    fill = groups["ref-b4-d8-g4224x128-i1024"]
+    dash.choose.value = tuple(r.name for r in fill)
+    assert list(dash.comparison["run"]) == [r.name for r in fill]
     assert dash.png.startswith(b"\x89PNG") and dash.image.value == dash.png
     first_png = dash.png
 
-    aux0, aux4 = runs[2].name, runs[3].name  # the small-branch workload
+    aux0, aux4 = (r.name for r in groups["ref-b4-d8-g4x128-i4096"])  # small branches
     dash.choose.value = (aux0, aux4)
     assert list(dash.comparison["run"]) == [aux0, aux4]
     assert dash.baseline.options == (aux0, aux4) and dash.baseline.value == aux0

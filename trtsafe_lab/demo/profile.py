@@ -14,6 +14,8 @@ from trtsafe_lab.profile.compare import compare_runs, to_json_records
 from trtsafe_lab.profile.layers import load_graph
 from trtsafe_lab.profile.loaders import Run, load_profile_run
 from trtsafe_lab.profile.timeline import kernel_layer_profile, last_iteration, layer_timeline
+from trtsafe_lab.profile.workload import check_comparable
+from trtsafe_lab.text import for_matplotlib
 
 
 def examples_dir() -> Path:
@@ -22,7 +24,9 @@ def examples_dir() -> Path:
 
 
 def example_runs() -> dict[str, list[Run]]:
-    """Bundled runs grouped by workload (the name up to ``-aux``), single-stream first."""
+    """Bundled runs grouped by workload (keyed by the name up to ``-aux``; each group is checked
+    to be one workload, :func:`~trtsafe_lab.profile.workload.check_comparable`), single-stream
+    first."""
     groups: dict[str, list[Run]] = {}
     for path in sorted(examples_dir().iterdir()):
         if path.is_dir():
@@ -30,6 +34,7 @@ def example_runs() -> dict[str, list[Run]]:
             groups.setdefault(run.name.split("-aux")[0], []).append(run)
     for runs in groups.values():
         runs.sort(key=lambda r: int(r.info.get("num_aux_streams", 0)))
+        check_comparable(runs)
     return groups
 
 
@@ -44,8 +49,10 @@ def run_demo(out_dir: Path) -> list[Path]:
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
 
-    from trtsafe_lab.profile import plots
+    from trtsafe_lab.profile import plots, plots_analysis
+    from trtsafe_lab.profile.critical import stream_of_cupti, stream_schedule, traced_pass
     from trtsafe_lab.profile.cupti_trace import kernel_table
+    from trtsafe_lab.profile.sweep import sweep_table
 
     written: list[Path] = []
     for workload, runs in example_runs().items():
@@ -54,33 +61,55 @@ def run_demo(out_dir: Path) -> list[Path]:
         (out_dir / f"{workload}-compare.json").write_text(
             json.dumps(to_json_records(table), indent=1))
         fig = plots.comparison_figure(runs, table)
-        fig.suptitle(f"{workload}: single stream vs aux streams (NVIDIA H200, CUDA graphs)")
         fig.savefig(out_dir / f"{workload}-compare.png", dpi=90)
+        where = plots.measured_where(runs)
+        sweep = sweep_table(runs)
+        sweep.to_csv(out_dir / f"{workload}-sweep.csv", index=False)
+        plots_analysis.plot_pareto(sweep, where=where).savefig(out_dir / f"{workload}-pareto.png",
+                                                               dpi=90)
         written += [out_dir / f"{workload}-{s}" for s in ("compare.csv", "compare.json",
-                                                          "compare.png")]
+                                                          "compare.png", "sweep.csv",
+                                                          "pareto.png")]
         traced = [r for r in runs if r.kernels]
         if not traced:
             continue
         fig = Figure(figsize=(9, 2.2 * len(traced)), layout="constrained")
-        axes = fig.subplots(len(traced), 1, squeeze=False)[:, 0]
+        axes = fig.subplots(len(traced), 1, squeeze=False, sharex=True)[:, 0]
         layer_profiles = {}
         for ax, run in zip(axes, traced, strict=True):
             names = kernel_names(run)
             kernels = kernel_table(run.kernels or [])
+            schedule = stream_schedule(load_graph(run.files["graph"]), None)
             plots.plot_kernel_timeline(last_iteration(kernels, len(names)), ax=ax,
-                                       title=f"{run.name}: CUPTI kernels, last forward pass")
+                                       title=f"{run.name}: CUPTI kernels, last forward pass",
+                                       stream_names=stream_of_cupti(kernels, schedule))
             layer_profiles[run.name] = kernel_layer_profile(kernels, names)
+        fig.suptitle(for_matplotlib(f"{workload}: kernels per stream on one time axis ({where})"),
+                     fontsize=9)
         fig.savefig(out_dir / f"{workload}-kernels.png", dpi=90)
         aux_runs = [r.name for r in traced if r.info.get("num_aux_streams")]
         fig = plots.plot_layer_comparison(layer_profiles, overlapping=aux_runs, top=40)
+        fig.suptitle(for_matplotlib(f"{workload}: per-layer time from CUPTI ({where})"),
+                     fontsize=9)
         fig.savefig(out_dir / f"{workload}-layers.png", dpi=90)
         written += [out_dir / f"{workload}-kernels.png", out_dir / f"{workload}-layers.png"]
+        single = next((r for r in traced if not r.info.get("num_aux_streams")), None)
         for run in traced:
+            if run.name in aux_runs and single is not None:
+                schedule = stream_schedule(load_graph(run.files["graph"]),
+                                           layer_profiles[single.name])
+                fig = plots_analysis.plot_critical_path(
+                    schedule, measured=traced_pass(kernel_table(run.kernels or []), schedule),
+                    where=where, title=f"{run.name}: critical path (layer times of "
+                    f"{single.name})")
+                fig.savefig(out_dir / f"{run.name}-critical-path.png", dpi=90)
+                written.append(out_dir / f"{run.name}-critical-path.png")
             if run.name in aux_runs:
                 timeline = layer_timeline(load_graph(run.files["graph"]),
                                           layer_profiles[run.name])
                 fig = plots.plot_stream_timeline(
-                    timeline, title=f"{run.name}: layer info per StreamId, sync points in red")
+                    timeline, title=f"{run.name}: layer info per StreamId, sync points in red "
+                    f"({where})")
                 fig.savefig(out_dir / f"{run.name}-streams.png", dpi=90)
                 written.append(out_dir / f"{run.name}-streams.png")
     return written

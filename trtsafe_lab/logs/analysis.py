@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from trtsafe_lab.logs import columns as C
 from trtsafe_lab.logs.parser import LogParser
 from trtsafe_lab.logs.source import LogSource, iter_lines
 from trtsafe_lab.logs.tables import failures_frame, summarize_failures
@@ -59,6 +60,17 @@ class LogAnalysis:
             parser.finish()
             self._events = parser.events_frame()
         return self._events
+
+    def build_summary(self) -> pd.DataFrame:
+        """One row: aux streams, memory totals, engine size and times the log prints.
+
+        Columns and the lines they come from: :mod:`trtsafe_lab.logs.build_summary`. Reads the
+        log again (streaming), so a large file costs one more pass.
+        """
+        from trtsafe_lab.logs.build_summary import build_summary_frame, summarize_build
+
+        row = summarize_build(iter_lines(self.source, text=self._text))
+        return build_summary_frame([{C.LOG: self.name, **row}])
 
     def summary(self) -> pd.DataFrame:
         """Failure rows counted by category, phase and layer (count, fatal_count)."""

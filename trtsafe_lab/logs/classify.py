@@ -11,9 +11,18 @@ or runtime, from markers such as ``Start parsing network model``, ``Local timing
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from trtsafe_lab.logs.layer_names import SAFETY, line_names
+from trtsafe_lab.logs.name_grammar import (
+    cut_short,
+    leading_name,
+    positional_names,
+    tensor_names,
+)
 from trtsafe_lab.logs.records import Record
 
 ERRORISH = frozenset({"error", "internal_error", "critical"})
@@ -21,15 +30,19 @@ REPORTED = ERRORISH | {"warning", ""}
 
 # --- ONNX parser blocks ----------------------------------------------------------------------
 _PARSE_HEADER = re.compile(
-    r"While parsing node number (?P<index>-?\d+) \[(?P<op>[^\]\s]*)(?: -> \"(?P<out>.*)\")?\]"
+    r"While parsing node number (?P<index>-?\d+) \[(?P<op>[^\]\s]*)"
+    r"(?: -> \"(?P<out>.{0,4096})\")?\]"
 )
-_DUMP_NAME = re.compile(r'^name: "(?P<name>.*)"\s*$')
+_DUMP_NAME = re.compile(r'^name: "(?P<name>.{0,4096})"\s*$')
 _IMPORTER_NODE = re.compile(
-    r"ModelImporter\.cpp:\d+: (?P<name>.{1,1024}?) \[(?P<op>\w+)\] inputs: "
+    r"(?:ModelImporter\.cpp:\d{1,9}: |^)(?P<name>[^\s\[][^\n]{0,1023}?)"
+    r" \[(?P<op>\w{1,64})\] inputs: "
 )
 _PARSER_ERROR = re.compile(
-    r"ERROR: \S*(?:ModelImporter|importers?|onnxOpCheckers|onnx2trt\w*)\.cpp:\d+ In function \w+:"
+    r"(?:ModelImporter|importers?|onnxOpCheckers|onnx2trt\w{0,40})\.cpp:\d{1,9}"
+    r" In function \w{1,200}:"
     r"|(?:^|\s)In function import\w+:|In node -?\d+ \(\w+\): [A-Z_]+:|INVALID_NODE|UNSUPPORTED_NODE"
+    r"|^Invalid Node - "
 )
 
 # --- phase markers ---------------------------------------------------------------------------
@@ -42,9 +55,10 @@ _BUILD_MARKER = re.compile(
 )
 _PARSE_MARKER = re.compile(r"Start parsing network model|Input filename:")
 
+_UNTAGGED_ERROR = re.compile(r"Error Code:? \d{1,9}: |\bError\[\d{1,9}\]: ")
 _TACTIC_CONTENT = re.compile(r"Autotuner|[Ss]kipping tactic|computeCosts|getBestTactic")
 _RUNTIME_CONTENT = re.compile(
-    r"[Dd]eserializ|Inference set up failed|Got invalid engine|enqueue\w* failed"
+    r"[Dd]eserializ|Inference set up failed|Got invalid engine|enqueue\w{0,40} failed"
     r"|execution context"
 )
 
@@ -57,6 +71,7 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "parser-unsupported",
         re.compile(
             r"UNSUPPORTED_NODE|No importer registered|Plugin not found|could not find plugin"
+            r"|Unsupported operation|converter rejected"
             r"|In function check\w+:"
         ),
     ),
@@ -69,19 +84,23 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     (
-        "shape",
-        re.compile(
-            r"IShuffleLayer applied|broadcast dimensions|dimensions not compatible|Shape Error"
-            r"|reshape would change volume|reshaping failed"
-        ),
-    ),
-    (
         "dla-fallback",
         re.compile(
             r"falling back to GPU|Switching (?:this layer's device type )?to GPU|GPU fallback"
+            r"|device type to GPU|not supported (?:for|on) DLA|on DLA requires|DLA only supports"
         ),
     ),
-    ("myelin", re.compile(r"[Mm]yelin")),
+    ("myelin", re.compile(r"[Mm]yelin|foreign node optimizations")),
+    ("dla", re.compile(r"\bDLA\b|NVMEDIA_DLA|kDLA")),
+    ("plugin", re.compile(r"[Pp]lugin")),
+    (
+        "shape",
+        re.compile(
+            r"IShuffleLayer applied|broadcast|dimensions not compatible|Shape Error"
+            r"|[Rr]eshap|kernel weights|weights in kernel|\bdimensions?\b|\bshapes?\b"
+            r"|out of bounds access|ISliceLayer|\baxis\b"
+        ),
+    ),
     (
         "tactic-out-of-memory",
         re.compile(
@@ -94,8 +113,6 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "tactic-failure",
         re.compile(r"[Ss]kipping tactic|getBestTactic|timeReformat|backend strategy"),
     ),
-    ("dla", re.compile(r"\bDLA\b|NVMEDIA_DLA|kDLA")),
-    ("plugin", re.compile(r"[Pp]lugin")),
     ("api-usage", re.compile(r"API Usage Error|Parameter check failed")),
     ("runtime-failed", _RUNTIME_CONTENT),
     (
@@ -103,7 +120,7 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"Engine could not be created|Building engine failed|Engine set up failed"
             r"|Failed to create engine|Engine creation failed|[Bb]uild serialized network failed"
-            r"|buildSerializedNetwork|buildEngine|&&&& FAILED"
+            r"|buildSerializedNetwork(?!: )|buildEngine(?!\w{0,40}: )|&&&& FAILED"
         ),
     ),
     ("internal-error", re.compile(r"Internal Error|Assertion|[Aa]ssert")),
@@ -165,6 +182,21 @@ class ParseState:
     in_dump: bool = False
     dump_depth: int = 0
     previous_importer_node: str = ""
+    header_line: int = 0
+    header_text: str = ""
+    header_category: str = ""  # category of the error just before the header
+    recent_names: list[str] = field(default_factory=list)  # names of the last reported records
+    # per-text results of the pure rules, for messages the log repeats (see _TextCache)
+    category_of: Callable[[str], str] = field(
+        default_factory=lambda: _TextCache(_category_uncached)
+    )
+    grammar_of: Callable[[str], tuple[tuple[str, ...], tuple[str, ...], str]] = field(
+        default_factory=lambda: _TextCache(_line_grammar_uncached)
+    )
+    names_of: Callable[[str], tuple[tuple[str, str], ...]] = field(
+        default_factory=lambda: _TextCache(_line_names_uncached)
+    )
+    last_error_category: str = ""
 
 
 @dataclass
@@ -190,14 +222,71 @@ class LogFacts:
     phase: str
     fatal: bool
     findings: list[LogFinding] = field(default_factory=list)
+    tensors: list[str] = field(default_factory=list)  # tensor names the message mentions
     framing: bool = False  # an ONNX-parser node header or NodeProto dump, context for an error
+    abandoned_block: BlockFinding | None = None  # an earlier node block no error followed
 
 
-def _category(message: str) -> str:
+@dataclass(frozen=True)
+class BlockFinding:
+    """The node of an ONNX-parser block (``While parsing node number N [Op -> "out"]`` and its
+    NodeProto dump) that no parser error followed: the parser prints the block only when the
+    node fails, so the block alone blames it."""
+
+    layer: str
+    line: int
+    message: str
+    category: str = "parser-error"  # parser-unsupported when an unsupported-op error led to it
+
+
+class _TextCache:
+    """Results of a pure function of one text, for texts seen again.
+
+    Error-dense logs repeat the same messages (one failure per build of a sweep). The cache
+    holds at most ``budget`` characters of keys (oldest dropped first), so a hostile log of
+    huge distinct lines costs memory bounded by the budget, and every text of any length is
+    treated alike (the work per line does not jump at a length threshold).
+    """
+
+    def __init__(self, function: Callable[[str], Any], budget: int = 4 << 20) -> None:
+        self._function = function
+        self._budget = budget
+        self._size = 0
+        self._items: OrderedDict[str, Any] = OrderedDict()
+
+    def __call__(self, text: str) -> Any:
+        if text in self._items:
+            return self._items[text]
+        value = self._function(text)
+        if len(text) <= self._budget:
+            self._items[text] = value
+            self._size += len(text)
+            while self._size > self._budget:
+                old, _ = self._items.popitem(last=False)
+                self._size -= len(old)
+        return value
+
+
+def _category_uncached(message: str) -> str:
     for name, pattern in CATEGORY_RULES:
         if pattern.search(message):
             return name
     return ""
+
+
+def _line_grammar_uncached(text: str) -> tuple[tuple[str, ...], tuple[str, ...], str]:
+    """(tensor names, candidate layer names, the line's own category) of one line."""
+    candidates = positional_names(text)
+    leading = leading_name(text)
+    if leading:
+        candidates.append(leading)
+    candidates = [n for n in candidates if not (_API_NAME.match(n) or _ENUM_NAME.match(n))]
+    category = _category_uncached(text) if candidates else ""
+    return tuple(tensor_names(text)), tuple(candidates), category
+
+
+def _line_names_uncached(text: str) -> tuple[tuple[str, str], ...]:
+    return tuple(line_names(text))
 
 
 def _error_code(record: Record, message: str) -> tuple[int | None, str]:
@@ -231,11 +320,14 @@ def _location(message: str) -> tuple[str, str]:
     return ("", api.group("func")) if api else ("", "")
 
 
-def _update_block(state: ParseState, text: str) -> None:
+def _update_block(state: ParseState, text: str, line_no: int) -> None:
     header = _PARSE_HEADER.search(text)
     if header is not None:
         state.header_seen = True
         state.header_output = header.group("out") or ""
+        state.header_line = line_no
+        state.header_text = header.group(0)
+        state.header_category = state.last_error_category
         state.dump_name = ""
         state.in_dump = False
         return
@@ -257,6 +349,15 @@ def _update_block(state: ParseState, text: str) -> None:
         state.dump_depth = max(state.dump_depth, 0)
 
 
+def open_block(state: ParseState) -> BlockFinding | None:
+    """The open node block's finding: its dump's node name, else the header's output tensor."""
+    name = state.dump_name or state.header_output
+    if not state.header_seen or not name:
+        return None
+    category = "parser-unsupported" if state.header_category == "parser-unsupported" else ""
+    return BlockFinding(name, state.header_line, state.header_text, category or "parser-error")
+
+
 def _reset_block(state: ParseState) -> None:
     state.header_seen = False
     state.header_output = ""
@@ -271,6 +372,68 @@ def _dump_text(text: str) -> str:
         _, _, after = rest.partition(": ")
         return after
     return text
+
+
+_API_NAME = re.compile(r"(?:nvinfer1::)?I[A-Z]\w{0,80}::")  # IBuilder::buildSerializedNetwork
+_ENUM_NAME = re.compile(r"[A-Z][A-Z0-9_]{0,80}$")  # UNSUPPORTED_STATE, INVALID_NODE
+
+
+MAX_RECENT_NAMES = 64
+
+
+def _complete_cut_names(
+    record: Record, findings: list[LogFinding], state: ParseState
+) -> list[LogFinding]:
+    """Replace a name cut off with its line by the earlier full name it starts, if any.
+
+    ``... Error Code 10: Internal Error (Could not find any implementation for node /model.22/p``
+    (the rest of the line lost) after the same error printed whole names ``/model.22/proto/...``.
+    """
+    texts = dict(record.lines)
+    out: list[LogFinding] = []
+    names: set[str] = set()
+    for finding in findings:
+        if cut_short(texts.get(finding.line, ""), finding.layer):
+            cut = finding.layer
+            full = next((n for n in state.recent_names if n.startswith(cut) and n != cut), None)
+            if full is not None:
+                finding = LogFinding(full, finding.line, finding.category)
+        if finding.layer not in names:
+            names.add(finding.layer)
+            out.append(finding)
+    for finding in out:
+        if finding.layer in state.recent_names:
+            state.recent_names.remove(finding.layer)
+        state.recent_names.insert(0, finding.layer)
+    del state.recent_names[MAX_RECENT_NAMES:]
+    return out
+
+
+def _reportable_without_names(severity: str, category: str) -> bool:
+    if severity in ERRORISH:
+        return True
+    return severity in ("warning", "") and category in WARNING_CATEGORIES
+
+
+def _grammar_names(
+    record: Record, findings: list[LogFinding], seen: set[str], state: ParseState
+) -> list[str]:
+    """Add the names standing where TensorRT's grammar puts layers; return tensor names.
+
+    See :mod:`trtsafe_lab.logs.name_grammar`. A name also mentioned as a tensor is a tensor.
+    """
+    tensors: list[str] = []
+    for line_no, text in record.lines:
+        line_tensors, candidates, line_category = state.grammar_of(text)
+        for tensor in line_tensors:
+            if tensor not in tensors:
+                tensors.append(tensor)
+        for name in candidates:
+            if name not in tensors and not any(name in found for found in seen):
+                seen.add(name)
+                # the category its own line implies ("X: inputs must have the same shape")
+                findings.append(LogFinding(name, line_no, line_category))
+    return tensors
 
 
 def marker_phase(text: str) -> str:
@@ -293,15 +456,17 @@ def examine(record: Record, state: ParseState) -> LogFacts:
             state.phase = marker_phase(text) or state.phase
     findings: list[LogFinding] = []
     seen: set[str] = set()
+    abandoned: BlockFinding | None = None
     first = _dump_text(record.lines[0][1]) if record.lines else ""
     framing = state.in_dump or _PARSE_HEADER.search(first) is not None or first.strip() in (
         "--- Begin node ---",
         "--- End node ---",
     )
+    before = open_block(state) if record.hit else None
     for index, (line_no, text) in enumerate(record.lines):
         if record.hit:
-            _update_block(state, _dump_text(text) if index == 0 else text)
-        for name, category in line_names(text):
+            _update_block(state, _dump_text(text) if index == 0 else text, line_no)
+        for name, category in state.names_of(text):
             if name not in seen:
                 seen.add(name)
                 findings.append(LogFinding(name, line_no, category))
@@ -317,11 +482,22 @@ def examine(record: Record, state: ParseState) -> LogFacts:
             if fallback:
                 findings.append(LogFinding(fallback, record.line))
         _reset_block(state)
+    elif before is not None and (not framing or _PARSE_HEADER.search(message)):
+        # A node block that no parser error followed: the reason line was cut or lost.
+        abandoned = before
+        if not framing:
+            _reset_block(state)
     state.previous_importer_node = importer.group("name") if importer else ""
 
-    category = _category(message)
+    category = state.category_of(message)
     if parser_error and category not in ("parser-unsupported", "parser-error"):
         category = "parser-error"
+    severity = prefix.severity
+    if not severity and (parser_error or _UNTAGGED_ERROR.search(message)):
+        severity = "error"  # an application printing the ONNX parser's or TensorRT's errors
+    tensors: list[str] = []
+    if record.hit and not framing and _reportable_without_names(severity, category):
+        tensors = _grammar_names(record, findings, seen, state)
     runtime_content = record.hit and _RUNTIME_CONTENT.search(message) is not None
     phase = _PHASE_BY_CATEGORY.get(category, "")
     if category == "tactic-out-of-memory" and (state.phase == "runtime" or runtime_content):
@@ -334,9 +510,6 @@ def examine(record: Record, state: ParseState) -> LogFacts:
         phase = state.phase
     if category == "tactic-out-of-memory" and phase == "runtime":
         category = "out-of-memory"
-    severity = prefix.severity
-    if not severity and parser_error:
-        severity = "error"  # an application printing the ONNX parser's errors, untagged
     code, code_name = _error_code(record, message)
     location, function = _location(message)
     fatal = (
@@ -345,6 +518,10 @@ def examine(record: Record, state: ParseState) -> LogFacts:
         and category not in NON_FATAL
         and "kipping tactic" not in message
     )
+    if record.hit and severity in ERRORISH:
+        state.last_error_category = category
+    if record.hit and findings:
+        findings = _complete_cut_names(record, findings, state)
     for finding in findings:
         finding.category = finding.category or category
     return LogFacts(
@@ -358,7 +535,9 @@ def examine(record: Record, state: ParseState) -> LogFacts:
         phase=phase,
         fatal=fatal,
         findings=findings,
+        tensors=tensors,
         framing=framing and not parser_error,
+        abandoned_block=abandoned,
     )
 
 

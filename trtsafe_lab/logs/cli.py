@@ -1,4 +1,10 @@
-"""``trtsafe-lab failures LOG... [--onnx MODEL] [--format table|csv|json]``."""
+"""``trtsafe-lab failures LOG... [--onnx MODEL] [--group | --summary] [--format table|csv|json]``.
+
+Default: one row per layer-level finding. ``--group``: one row per failure signature across all
+the logs (:mod:`trtsafe_lab.logs.signatures`). ``--summary``: one row per log with the aux-stream,
+memory and engine-size lines it prints (:mod:`trtsafe_lab.logs.build_summary`). JSON output is an
+envelope ``{"failures": [...]}``, ``{"signatures": [...]}`` or ``{"build_summary": [...]}``.
+"""
 
 from __future__ import annotations
 
@@ -18,50 +24,53 @@ def _cli(args: argparse.Namespace) -> int:
     from trtsafe_lab.logs.analysis import analyze_log
     from trtsafe_lab.logs.onnx import OnnxModelError
     from trtsafe_lab.logs.source import LogReadError
-    from trtsafe_lab.logs.tables import flatten_for_csv, to_records
 
-    frames = []
+    failures_frames = []
+    summaries = []
     for path in args.logs:
         try:
             analysis = analyze_log(path, onnx_model=args.onnx)
+            if args.summary:
+                summaries.append(analysis.build_summary())
         except (LogReadError, OnnxModelError) as err:
             raise UsageError(str(err)) from err
         frame = analysis.failures.copy()
-        if len(args.logs) > 1:
-            frame.insert(0, "log", path)
-        frames.append(frame)
-    failures = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+        if len(args.logs) > 1 or args.group:
+            frame.insert(0, C.LOG, path)
+        failures_frames.append(frame)
+    failures = pd.concat(failures_frames, ignore_index=True) if failures_frames else pd.DataFrame()
+    if args.summary:
+        _emit("build_summary", pd.concat(summaries, ignore_index=True), args)
+    elif args.group:
+        from trtsafe_lab.logs.signatures import failure_signatures
+
+        _emit("signatures", failure_signatures(failures), args)
+    else:
+        _emit("failures", failures, args)
+    return 0
+
+
+def _emit(kind: str, table: Any, args: argparse.Namespace) -> None:
+    from trtsafe_lab.logs import text_views
+    from trtsafe_lab.logs.tables import flatten_for_csv, to_records
+
     out = sys.stdout
     try:
         if args.format == "json":
-            json.dump(to_records(failures), out, indent=2, ensure_ascii=False)
+            json.dump({kind: to_records(table)}, out, indent=2, ensure_ascii=False)
             out.write("\n")
         elif args.format == "csv":
-            flatten_for_csv(failures).to_csv(out, index=False)
+            flatten_for_csv(table).to_csv(out, index=False)
+        elif kind == "build_summary":
+            out.write(text_views.format_build_summary(table))
+        elif kind == "signatures":
+            out.write(text_views.format_signatures(table))
         else:
-            _print_table(failures, out)
+            out.write(text_views.format_failures(table, onnx=args.onnx is not None))
         out.flush()
     except BrokenPipeError:
         # The reader (e.g. `| head`) closed the pipe: not an error of ours.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    return 0
-
-
-def _print_table(failures: Any, out: Any) -> None:
-    if failures.empty:
-        out.write("no failures found\n")
-        return
-    shown = ["log"] if "log" in failures else []
-    shown += [C.LINE, C.SEVERITY, C.FATAL, C.PHASE, C.CATEGORY, C.ERROR_CODE, C.LAYER]
-    table = failures[shown].copy()
-    table[C.LAYER] = table[C.LAYER].map(lambda s: s if len(s) <= 80 else s[:77] + "...")
-    # Nullable integer columns print <NA> whatever na_rep says: blank them as objects instead.
-    table = table.astype(object).where(table.notna(), "")
-    text = table.to_string(index=False)
-    out.write(text + "\n")
-    fatal = int(failures[C.FATAL].sum())
-    named = failures.loc[failures[C.LAYER] != "", C.LAYER].nunique()
-    out.write(f"\n{len(failures)} failure rows, {fatal} fatal, {named} distinct layers named\n")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -70,11 +79,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="layer-level failure table from TensorRT build / parse / runtime logs",
         description="Read TensorRT build, ONNX-parser or runtime logs (trtexec, Python API, "
         "Polygraphy, DeepStream, TF-TRT, Torch-TensorRT) and print one row per layer-level "
-        "finding. Exit 0 when every log was read (findings or not), 2 when one cannot be read.",
+        "finding, with an explanation of known failure families. Exit 0 when every log was "
+        "read (findings or not), 2 when one cannot be read.",
     )
     parser.add_argument("logs", nargs="+", metavar="LOG", help="log file(s) to read")
     parser.add_argument(
         "--onnx", metavar="MODEL", help="ONNX model: add op type, node index, ForeignNode ranges"
+    )
+    view = parser.add_mutually_exclusive_group()
+    view.add_argument(
+        "--group",
+        action="store_true",
+        help="one row per failure signature across all LOGs (same failure, other names/numbers)",
+    )
+    view.add_argument(
+        "--summary",
+        action="store_true",
+        help="one row per log: aux streams, multi-stream disabled, activation/scratch/weights "
+        "memory, engine size, build time (the lines trtexec and TensorRT print)",
     )
     parser.add_argument(
         "--format", choices=("table", "csv", "json"), default="table", help="output format"

@@ -22,14 +22,13 @@ MAX_MATCHES = 64  # findings of one kind read from one line
 
 _NO_IMPL = re.compile(r"[Cc]ould not find any implementation for node ")
 _NO_TACTIC = re.compile(r"No tactic available for (?:node|layer) ")
-_AUTOTUNER_LAYERS = re.compile(r"no tactics to implement operation.*?layers=(?=\[)", re.DOTALL)
 _ONNX_LAYER = re.compile(r"ONNX Layer: ")
 _SHAPE_PHRASE = re.compile(
     r": (?:IShuffleLayer applied to shape tensor|dimensions not compatible for elementwise"
     r"|reshaping failed for tensor|broadcast dimensions must be conformable)"
 )
 _ERROR_CODE_OPEN = re.compile(r"Error Code \d+: [^(]{0,200}\(")
-_LEADING_LOCATION = re.compile(r"^(?:\d{1,2}: )?(?:\[[^\]]*::[^\]]*\] )?")
+_LEADING_LOCATION = re.compile(r"^(?:\d{1,2}: )?(?:\[[^\]]{0,300}::[^\]]{0,300}\] )?")
 _DLA_FALLBACK = (
     re.compile(
         r"Default DLA is enabled but layer (?P<name>.{1,1024}?) is not (?:supported|running) "
@@ -37,11 +36,17 @@ _DLA_FALLBACK = (
     ),
     re.compile(r"Layer '(?P<name>[^']{1,4096})' \([\w ]{1,40}\): Unsupported on DLA"),
     re.compile(r"Validation failed for DLA layer: (?P<name>.{1,1024}?)\. Switching to GPU"),
+    re.compile(r"Switching (?!this layer)(?P<name>.{1,1024}?) device type to GPU"),
 )
-_GET_BEST_TACTIC = re.compile(r"(?:GPU|[Cc]uda) error during getBestTactic: (?P<rest>.+)$")
-_INVALID_NODE = re.compile(r"Invalid Node - (?P<name>.+?)\s*$")
+# TF-TRT names the TensorRT engine op it could not build ("Engine creation for TRTEngineOp_0_0
+# failed. The native segment will be used instead.").
+_TF_TRT_ENGINE_OP = re.compile(
+    r"(?:Engine creation|[Bb]uilding engine) for (?P<name>TRTEngineOp_\w{1,200}) failed"
+)
+_GET_BEST_TACTIC = re.compile(r"(?:GPU|[Cc]uda) error during getBestTactic: ")
+_INVALID_NODE = re.compile(r"Invalid Node - ")
 _IN_NODE_NAMED = re.compile(r"In node -?\d{1,9} with name: (?P<name>.{1,1024}?) and operator: ")
-_NODE_NAME_CALL = re.compile(r"error\.node_name\(\) = '(?P<name>.+)'\s*$")
+_NODE_NAME_CALL = re.compile(r"error\.node_name\(\) = '")
 SAFETY = re.compile(r"[Ss]afety[ -]scope|kSAFETY|[Ss]afety[ -]certified|EngineCapability::kSAFETY")
 _QUOTED_LAYER = re.compile(r"[Ll]ayer '(?P<name>[^']{1,4096})'")
 
@@ -62,10 +67,13 @@ def _shape_names(text: str) -> list[str]:
 
 
 def _autotuner_names(text: str) -> list[str]:
-    match = _AUTOTUNER_LAYERS.search(text)
-    if match is None:
+    # Literal searches, not ".*?layers=": that regex re-scanned the line from every repeat of
+    # the phrase (quadratic time).
+    phrase = text.find("no tactics to implement operation")
+    layers = text.find("layers=[", phrase) if phrase != -1 else -1
+    if layers == -1:
         return []
-    start = match.end()
+    start = layers + len("layers=")
     depth = 0
     end = len(text)
     for index in range(start, len(text)):
@@ -108,14 +116,17 @@ def line_names(text: str) -> list[tuple[str, str]]:
         for pattern in _DLA_FALLBACK:
             for match in itertools.islice(pattern.finditer(text), MAX_MATCHES):
                 out.append((match.group("name"), "dla-fallback"))
+    if "TRTEngineOp_" in text:
+        for match in itertools.islice(_TF_TRT_ENGINE_OP.finditer(text), MAX_MATCHES):
+            out.append((match.group("name"), "build-failed"))
     if "getBestTactic: " in text:
         tactic = _GET_BEST_TACTIC.search(text)
-        if tactic:
-            out.append((_best_tactic_name(tactic.group("rest")), "tactic-failure"))
+        if tactic and tactic.end() < len(text):
+            out.append((_best_tactic_name(text[tactic.end() :]), "tactic-failure"))
     if "Invalid Node - " in text:
         invalid = _INVALID_NODE.search(text)
-        if invalid:
-            out.append((invalid.group("name"), "parser-error"))
+        if invalid:  # the rest of the line (was ".+?\s*$": quadratic on a run of spaces)
+            out.append((text[invalid.end() :].rstrip(), "parser-error"))
     if "with name: " in text:
         unsupported = "UNSUPPORTED" in text or "not found" in text
         for match in itertools.islice(_IN_NODE_NAMED.finditer(text), MAX_MATCHES):
@@ -123,8 +134,9 @@ def line_names(text: str) -> list[tuple[str, str]]:
             out.append((match.group("name"), category))
     if "node_name()" in text:
         called = _NODE_NAME_CALL.search(text)
-        if called:
-            out.append((called.group("name"), "parser-error"))
+        call_rest = text[called.end() :].rstrip() if called else ""
+        if call_rest.endswith("'") and len(call_rest) > 1:  # was ".+'\s*$" (quadratic)
+            out.append((call_rest[:-1], "parser-error"))
     if SAFETY.search(text):
         quoted = itertools.islice(_QUOTED_LAYER.finditer(text), MAX_MATCHES)
         out.extend((m.group("name"), "safety-scope") for m in quoted)

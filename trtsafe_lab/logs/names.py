@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import re
 
-# TensorRT 10.16+ appends " In <function> at <path>:<line>" inside messages.
-_SOURCE_SUFFIX = re.compile(r"\.?\s+In [\w:~<>]+ at \S+:\d+\s*$")
+# TensorRT 10.16+ appends " In <function> at <path>:<line>" inside messages (found from its
+# "In ", then the whitespace and period before it are dropped: a regex starting with "\s+"
+# re-scanned a run of spaces from each of its positions, quadratic time).
+_SOURCE_SUFFIX = re.compile(r"In [\w:~<>]{1,300} at \S{1,1024}:\d{1,9}\s*$")
 # Clauses that follow a name in a sentence.
 _TRAILING_CLAUSES = (" due to ", ", try ", ". See ", ". Try ")
 _FOREIGN = re.compile(r"^\{ForeignNode\[(?P<body>.*)\]\}$", re.DOTALL)
@@ -57,7 +59,10 @@ def clean_name(rest: str) -> str:
         while end > 0 and rest[end - 1].isspace():
             end -= 1
     rest = rest[:end]
-    rest = _SOURCE_SUFFIX.sub("", rest)
+    suffix = _SOURCE_SUFFIX.search(rest)
+    if suffix is not None and suffix.start() > 0 and rest[suffix.start() - 1].isspace():
+        rest = rest[: suffix.start()].rstrip()
+        rest = rest[:-1] if rest.endswith(".") else rest
     for clause in _TRAILING_CLAUSES:
         cut = rest.find(clause)
         if cut > 0:

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from trtsafe_lab.logs import columns as C
-from trtsafe_lab.logs.classify import ParseState, examine, is_reported
+from trtsafe_lab.logs.classify import BlockFinding, ParseState, examine, is_reported, open_block
 from trtsafe_lab.logs.names import members
 from trtsafe_lab.logs.records import Record, RecordSplitter
 
@@ -76,7 +76,11 @@ class LogParser:
 
     def finish(self) -> list[Row]:
         """End of input: close the last record and return its rows."""
-        return self.break_record()
+        rows = self.break_record()
+        block = open_block(self._state)
+        if block is not None:
+            rows.extend(self._block_rows(block))
+        return rows
 
     def _take(self, records: list[Record]) -> list[Row]:
         rows: list[Row] = []
@@ -105,8 +109,9 @@ class LogParser:
                     C.NAMES: tuple(f.layer for f in facts.findings),
                 }
             )
+        early = self._block_rows(facts.abandoned_block) if facts.abandoned_block else []
         if not record.hit or not is_reported(facts):
-            return []
+            return early
         base = {
             C.SEVERITY: facts.severity,
             C.FATAL: facts.fatal,
@@ -118,6 +123,7 @@ class LogParser:
             C.LOCATION: facts.location,
             C.FUNCTION: facts.function,
             C.MESSAGE: message,
+            C.TENSORS: tuple(facts.tensors),
         }
         rows: list[Row] = []
         if facts.findings:
@@ -142,7 +148,29 @@ class LogParser:
                 }
             )
         self.failures.extend(rows)
-        return rows
+        return early + rows
+
+    def _block_rows(self, block: BlockFinding) -> list[Row]:
+        """The row of an ONNX-parser node block whose error line is missing."""
+        row = {
+            C.LAYER: block.layer,
+            C.MEMBERS: members(block.layer),
+            C.SEVERITY: "error",
+            C.FATAL: True,
+            C.CATEGORY: block.category,
+            C.ERROR_CODE: None,
+            C.ERROR_NAME: "",
+            C.ERROR_ENUM_NAME: "",
+            C.PHASE: "parse",
+            C.LINE: block.line,
+            C.SOURCE: "onnx-parser",
+            C.LOCATION: "",
+            C.FUNCTION: "",
+            C.MESSAGE: block.message,
+            C.TENSORS: (),
+        }
+        self.failures.append(row)
+        return [row]
 
     def failures_frame(self) -> Any:
         from trtsafe_lab.logs.tables import failures_frame

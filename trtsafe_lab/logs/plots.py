@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from trtsafe_lab.logs import columns as C
+from trtsafe_lab.text import for_matplotlib
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -107,4 +108,70 @@ def plot_summary(summary: pd.DataFrame, ax: Any = None, title: str = "") -> Figu
     plot_layers(summary, ax=right)
     if title:
         figure.suptitle(title)
+    return figure
+
+
+_CATEGORY_COLOURS = {
+    "no-implementation": "#c0392b",
+    "no-tactic": "#e74c3c",
+    "parser-error": "#8e44ad",
+    "parser-unsupported": "#9b59b6",
+    "shape": "#2980b9",
+    "tactic-out-of-memory": "#d35400",
+    "out-of-memory": "#e67e22",
+    "dla-fallback": "#16a085",
+    "myelin": "#2c3e50",
+}
+SIGNATURE_LABEL_CHARS = 70  # a signature label is wrapped at this width, two lines at most
+
+
+def _signature_label(signature: str) -> str:
+    import textwrap
+
+    lines = textwrap.wrap(signature, SIGNATURE_LABEL_CHARS, break_long_words=True) or [""]
+    if len(lines) > 2:
+        lines = [lines[0], lines[1][: SIGNATURE_LABEL_CHARS - 1] + "…"]
+    return for_matplotlib("\n".join(lines))
+
+
+def plot_signatures(
+    signatures: pd.DataFrame,
+    ax: Any = None,
+    top: int = 10,
+    title: str = "",
+    hide: tuple[str, ...] = FOLLOW_UP_CATEGORIES,
+) -> Figure:
+    """The most widespread failure signatures: logs each occurs in (bars), coloured by category.
+
+    ``signatures`` is :func:`trtsafe_lab.logs.signatures.failure_signatures`' table. Each bar is
+    labelled with its row count; signature labels are wrapped (two lines, the rest cut with …:
+    the full text is in the table). Categories in ``hide`` (build-failed follow-ups) are left
+    out and counted in the axis label.
+    """
+    from matplotlib.patches import Patch
+
+    shown = signatures[~signatures[C.CATEGORY].isin(hide)]
+    hidden = len(signatures) - len(shown)
+    shown = shown.sort_values(
+        [C.LOG_COUNT, C.COUNT], ascending=False, kind="stable"
+    ).head(top).iloc[::-1]
+    figure, ax = _axes(ax, (11, 0.55 * max(len(shown), 3) + 1.5))
+    colours = [_CATEGORY_COLOURS.get(c, "#7f8c8d") for c in shown[C.CATEGORY]]
+    bars = ax.barh(range(len(shown)), shown[C.LOG_COUNT], color=colours)
+    ax.set_yticks(range(len(shown)), [_signature_label(s) for s in shown[C.SIGNATURE]], fontsize=7)
+    for bar, rows in zip(bars, shown[C.COUNT], strict=True):
+        ax.annotate(f"{rows} rows", (bar.get_width(), bar.get_y() + bar.get_height() / 2),
+                    xytext=(3, 0), textcoords="offset points", va="center", fontsize=7)
+    note = f" ({hidden} {'/'.join(hide)} signatures not shown)" if hidden else ""
+    ax.set_xlabel("logs the failure occurs in" + note)
+    default = f"Most widespread failure signatures (top {top})"
+    ax.set_title(for_matplotlib(title) if title else default)
+    _integer_ticks(ax)
+    categories = list(dict.fromkeys(shown[C.CATEGORY][::-1]))
+    if categories:
+        handles = [Patch(color=_CATEGORY_COLOURS.get(c, "#7f8c8d"), label=for_matplotlib(c or "-"))
+                   for c in categories]
+        ax.legend(handles=handles, title="category", loc="lower right", fontsize=7)
+    else:
+        ax.text(0.5, 0.5, "no failures", ha="center", va="center", transform=ax.transAxes)
     return figure

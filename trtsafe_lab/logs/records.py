@@ -17,8 +17,13 @@ from trtsafe_lab.logs.triggers import has_trigger
 
 MAX_CONTINUATION = 400  # untagged lines attached to one record before a new one is started
 MAX_LINE_CHARS = 1 << 20  # characters of one line kept for matching (the rest is cut off)
+MAX_RECORDS_PER_LINE = 64  # records split apart on one line; the rest stays in the last one
+# Prefix tokens are short: each match is handed this many characters at most, so stripping
+# many stacked prefixes costs time linear in the line (a token is at most ~130 characters; a
+# longer run of whitespace is taken as several tokens).
+TOKEN_WINDOW = 256
 
-_TIME = r"\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?"
+_TIME = r"\d{1,2}:\d{2}:\d{2}(?:[.,]\d{1,9})?"
 _DATE_TIME = r"\d{1,4}[/-]\d{1,2}[/-]\d{1,4}[-T ]" + _TIME
 _SEVERITY_LETTERS = {
     "E": "error",
@@ -48,20 +53,20 @@ _SEVERITY_WORDS = {
 # One prefix token at the current position; the parser strips tokens until none matches.
 _TOKEN = re.compile(
     r"""
-    (?P<ws>\s+)
+    (?P<ws>\s{1,64})
   | \[(?P<ts>""" + _DATE_TIME + "|" + _TIME + r""")\]
   | \[(?P<ts_sev>\d{4}-\d\d-\d\d\ """ + _TIME + r""")\s+
         (?P<sev_in_ts>ERROR|WARNING|INFO|VERBOSE|INTERNAL_ERROR)\]
   | (?P<iso>\d{4}-\d\d-\d\d[ T]""" + _TIME + r""")\d*:?
   | \[(?P<sev>[EWIVF!DSXU])\]
-  | \[(?P<ort>[EWIV]):onnxruntime:[^\]]*\]
+  | \[(?P<ort>[EWIV]):onnxruntime:[^\]]{0,100}\]
   | \[(?P<tag>TRT|TensorRT|TensorRT-LLM|Torch-TensorRT|TRTorch)\]:?
-  | \[(?P<apptag>[A-Za-z][\w-]*-Cookbook|polygraphy|Polygraphy)\]
+  | \[(?P<apptag>[A-Za-z][\w-]{0,40}-Cookbook|polygraphy|Polygraphy)\]
   | (?P<word>INTERNAL[ _]ERROR|ERROR|WARNING|WARN|INFO|VERBOSE|DEBUG|CRITICAL|FATAL)
         (?::(?P<logger>[A-Za-z_][\w.]*):(?!:)|:|\b(?=\s))
-  | \[(?P<ctx>(?:TRTorch|Torch-TensorRT)[^\]]*)\]\ -
-  | (?P<absl>[EWIF])\d{4}\ """ + _TIME + r"""\s+\d+\ [\w./-]+:\d+\]
-  | (?P<tf>[EWIF])\ (?=(?:tensorflow|third_party)/)[\w./-]+:\d+\]
+  | \[(?P<ctx>(?:TRTorch|Torch-TensorRT)[^\]]{0,100})\]\ -
+  | (?P<absl>[EWIF])\d{4}\ """ + _TIME + r"""\s{1,8}\d{1,9}\ [\w./-]{1,80}:\d{1,9}\]
+  | (?P<tf>[EWIF])\ (?=(?:tensorflow|third_party)/)[\w./-]{1,80}:\d{1,9}\]
     """,
     re.VERBOSE,
 )
@@ -116,7 +121,7 @@ def parse_prefix(text: str) -> tuple[Prefix, str]:
     """
     prefix = Prefix()
     pos = 0
-    start = _START_TOKEN.match(text)
+    start = _START_TOKEN.match(text, 0, TOKEN_WINDOW)
     while start is not None:
         if start.group("ts"):
             prefix.timestamp = prefix.timestamp or start.group("ts")
@@ -127,10 +132,10 @@ def parse_prefix(text: str) -> tuple[Prefix, str]:
         pos = start.end()
         if start.group("quote") is None:
             break
-        start = _START_TOKEN.match(text, pos)
+        start = _START_TOKEN.match(text, pos, pos + TOKEN_WINDOW)
     saw_number = False
     while True:
-        token = _TOKEN.match(text, pos)
+        token = _TOKEN.match(text, pos, pos + TOKEN_WINDOW)
         if token is None or token.end() == pos:
             break
         group = token.group
@@ -179,7 +184,7 @@ def parse_prefix(text: str) -> tuple[Prefix, str]:
             prefix.tagged = True
         pos = token.end()
         if prefix.severity in ("error", "internal_error", "critical") and not saw_number:
-            number = _ERROR_NUMBER.match(text, pos)
+            number = _ERROR_NUMBER.match(text, pos, pos + 4)
             if number is not None:
                 prefix.error_number = int(number.group(1))
                 pos = number.end()
@@ -198,22 +203,22 @@ def split_line(raw: str) -> list[str]:
         raw = raw[:-1]
     if "] [" not in raw[8:]:
         return [raw]
-    parts = [part for part in _MID_LINE_RECORD.split(raw) if part]
+    parts = [part for part in _MID_LINE_RECORD.split(raw, MAX_RECORDS_PER_LINE) if part]
     if len(parts) < 2:
         return [raw]
     # A part that is only prefixes (an application's timestamp stacked in front of TensorRT's)
-    # belongs to the record after it.
+    # belongs to the record after it. Each part is read once (not the growing merged text), so
+    # a line of stacked prefixes costs linear time.
     merged: list[str] = []
-    carry = ""
+    carry: list[str] = []
     for part in parts:
-        part = f"{carry} {part}" if carry else part
         if not parse_prefix(part)[1].strip():
-            carry = part
+            carry.append(part)
             continue
-        carry = ""
-        merged.append(part)
+        merged.append(" ".join([*carry, part]))
+        carry = []
     if carry:
-        merged.append(carry)
+        merged.append(" ".join(carry))
     return merged
 
 

@@ -30,6 +30,7 @@ from trtsafe_lab.logs.triggers import (
     PREFIXES2,
     PREFIXES3,
     TRIGGER_GROUPS,
+    TRIGGER_SPAN,
     has_error_trigger,
 )
 
@@ -98,7 +99,7 @@ def trigger_offsets(
     for pos in _candidates(data, size, scratch):
         if pos < line_end:
             continue
-        if _PATTERNS[data[pos]].match(data, pos, size):
+        if _PATTERNS[data[pos]].match(data, pos, min(size, pos + TRIGGER_SPAN)):
             found.append(pos)
             newline = data.find(b"\n", pos, size)
             line_end = newline if newline != -1 else size

@@ -13,9 +13,13 @@
 ``failures`` — one row per layer-level finding (a record that blames no layer but is an error,
 or a known kind of warning, gives one row with an empty layer):
     layer (exactly as printed), members (tuple: names inside a fused layer / ForeignNode range),
+    tensors (tuple: tensor names the message mentions, ``tensor X`` / ``Tensor 'X'``; a tensor
+    is not a layer, so these never appear in ``layer``),
     severity, fatal (bool: stops the parse, build or run), category, error_code, error_name,
     error_enum,
-    phase, line (where the finding is printed), source, location, function, message.
+    phase, line (where the finding is printed), source, location, function, message,
+    explanation_id (the curated explanation of the row, :mod:`trtsafe_lab.logs.explanations`;
+    "" when none applies).
 
 ``summary`` — failure rows counted by category, phase and layer: count, fatal_count.
 """
@@ -48,10 +52,17 @@ def events_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
 
 
 def failures_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
-    """The failures table (columns in :data:`~trtsafe_lab.logs.columns.FAILURE_COLUMNS`)."""
+    """The failures table (columns in :data:`~trtsafe_lab.logs.columns.FAILURE_COLUMNS`).
+
+    ``explanation_id`` is filled here from :mod:`trtsafe_lab.logs.explanations`.
+    """
+    from trtsafe_lab.logs.explanations import explanation_ids
+
     rows = list(rows)
     extra = tuple(c for c in C.ONNX_COLUMNS if rows and c in rows[0])
-    return _frame(rows, C.FAILURE_COLUMNS + extra)
+    frame = _frame(rows, C.FAILURE_COLUMNS + extra)
+    frame[C.EXPLANATION_ID] = explanation_ids(frame) if len(frame) else pd.Series(dtype=object)
+    return frame
 
 
 def summarize_failures(failures: pd.DataFrame) -> pd.DataFrame:

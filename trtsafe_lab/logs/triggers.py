@@ -19,9 +19,11 @@ from __future__ import annotations
 import re
 
 _DIGITS = b"0123456789"
+TRIGGER_SPAN = 128  # no trigger match is longer: a match at a position needs these bytes only
 _MARKERS = (
-    rb"(?:\[T\w*\]:? )?(?:Starting inference|Loaded engine|Loading bytes from|Local timing cache"
-    rb"|Global timing cache|Start parsing network model|Finish(?:ed)? parsing network model"
+    rb"(?:\[T\w{0,20}\]:? )?(?:Starting inference|Loaded engine|Loading bytes from"
+    rb"|Local timing cache|Global timing cache|Start parsing network model"
+    rb"|Finish(?:ed)? parsing network model"
     rb"|Input filename:)"
 )
 _TF = ((b" tensorflow/", b""), (b" third_party/", b""), (b":onnxruntime", b""))

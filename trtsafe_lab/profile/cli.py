@@ -6,8 +6,10 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from trtsafe_lab.errors import UsageError
+from trtsafe_lab.profile.harness import TIMING_MODES  # stdlib-only at import time
 
 
 def _int_list(text: str) -> list[int]:
@@ -30,10 +32,14 @@ def _positive(text: str) -> int:
 def _compare(args: argparse.Namespace) -> int:
     from trtsafe_lab.profile.compare import compare_runs, to_json_records
     from trtsafe_lab.profile.loaders import ExportError, load_profile_run
+    from trtsafe_lab.profile.workload import MixedWorkloadError
 
     try:
         runs = [load_profile_run(Path(p)) for p in args.runs]
-        table = compare_runs(runs, baseline=args.baseline, metric=args.metric)
+        table = compare_runs(runs, baseline=args.baseline, metric=args.metric,
+                             allow_mixed=args.allow_mixed)
+    except MixedWorkloadError:
+        raise
     except (ExportError, ValueError) as err:
         raise UsageError(str(err)) from err
     for run in runs:  # runs that are not per-iteration records say what their samples are
@@ -54,20 +60,28 @@ def _compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def _reference(args: argparse.Namespace) -> int:
+def _spec_and_timing(args: argparse.Namespace) -> tuple[Any, Any]:
     from trtsafe_lab.profile.harness import TimingConfig
     from trtsafe_lab.profile.reference import WorkloadSpec
-    from trtsafe_lab.profile.runner import run_reference
 
     spec = WorkloadSpec(branches=args.branches, depth=args.depth, blocks=args.blocks,
                         threads=args.threads, iters=args.iters)
     if max(args.aux) > spec.branches:
         raise UsageError(f"--aux {max(args.aux)} is more aux streams than --branches "
                          f"{spec.branches}")
-    if args.events_in_graph and not args.graph:
-        raise UsageError("--events-in-graph needs --graph")
-    timing = TimingConfig(warmup=args.warmup, iterations=args.iterations, use_graph=args.graph,
-                          events_in_graph=args.events_in_graph)
+    try:
+        timing = TimingConfig(warmup=args.warmup, iterations=args.iterations,
+                              use_graph=args.graph, mode=args.timing,
+                              passes_per_sample=args.passes_per_sample)
+    except ValueError as err:
+        raise UsageError(f"--timing/--passes-per-sample: {err}") from err
+    return spec, timing
+
+
+def _reference(args: argparse.Namespace) -> int:
+    from trtsafe_lab.profile.runner import run_reference
+
+    spec, timing = _spec_and_timing(args)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     paths = run_reference(spec, args.aux, timing, out, command=["trtsafe-lab", *sys.argv[1:]],
@@ -75,6 +89,77 @@ def _reference(args: argparse.Namespace) -> int:
     for path in paths:
         print(path)
     return 0
+
+
+def _int_list_heuristic(text: str) -> list[int]:
+    try:
+        values = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers: {text!r}") from err
+    if not values or min(values) < -1:
+        raise argparse.ArgumentTypeError(f"expected integers >= 0 or -1 (heuristics), got "
+                                         f"{text!r}")
+    return values
+
+
+def _show_sweep(table: Any, args: argparse.Namespace, where: str) -> None:
+    if args.format == "json":
+        print(table.to_json(orient="records", indent=1))
+    elif args.format == "csv":
+        print(table.to_csv(index=False), end="")
+    else:
+        print(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    if args.plot:
+        from trtsafe_lab.profile.plots_analysis import plot_pareto
+
+        plot_pareto(table, where=where).savefig(args.plot, dpi=110)
+        print(f"wrote {args.plot}", file=sys.stderr)
+
+
+def _sweep_runs(args: argparse.Namespace) -> int:
+    from trtsafe_lab.profile.loaders import ExportError, load_profile_run
+    from trtsafe_lab.profile.plots import measured_where
+    from trtsafe_lab.profile.sweep import sweep_table
+    from trtsafe_lab.profile.workload import MixedWorkloadError
+
+    try:
+        runs = [load_profile_run(Path(p)) for p in args.runs]
+        table = sweep_table(runs, metric=args.metric, allow_mixed=args.allow_mixed)
+    except MixedWorkloadError:
+        raise
+    except (ExportError, ValueError, FileNotFoundError) as err:
+        raise UsageError(str(err)) from err
+    _show_sweep(table, args, measured_where(runs))
+    return 0
+
+
+def _sweep_reference(args: argparse.Namespace) -> int:
+    from trtsafe_lab.profile.loaders import load_profile_run
+    from trtsafe_lab.profile.plots import measured_where
+    from trtsafe_lab.profile.sweep import sweep_reference
+
+    spec, timing = _spec_and_timing(args)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    table, paths = sweep_reference(spec, args.aux, timing, out,
+                                   command=["trtsafe-lab", *sys.argv[1:]], trace=args.trace)
+    _show_sweep(table, args, measured_where([load_profile_run(p) for p in paths]))
+    return 0
+
+
+def _sweep_engines(args: argparse.Namespace) -> int:
+    from trtsafe_lab.profile.sweep import sweep_engine_family
+    from trtsafe_lab.trtexec.cli import command_from_args
+    from trtsafe_lab.trtexec.rules import RuleViolation
+
+    command, _source = command_from_args(args)
+    try:
+        table, builds = sweep_engine_family(command, Path(args.out), args.values)
+    except (RuleViolation, ValueError) as err:
+        raise UsageError(str(err)) from err
+    print(builds.to_string(index=False), file=sys.stderr)
+    _show_sweep(table, args, f"{command.tool}, TensorRT {command.version}")
+    return 0 if (builds["build_status"] == "passed").all() else 1
 
 
 def _engine(args: argparse.Namespace) -> int:
@@ -86,6 +171,76 @@ def _engine(args: argparse.Namespace) -> int:
     for path in paths:
         print(path)
     return 0
+
+
+def _reference_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--branches", type=_positive, default=4,
+                        help="independent branches of the workload, each a chain of dependent "
+                        "kernels (default: 4)")
+    parser.add_argument("--depth", type=_positive, default=8,
+                        help="serially dependent kernels per branch (default: 8)")
+    parser.add_argument("--blocks", type=_positive, default=4,
+                        help="thread blocks per kernel launch (default: 4)")
+    parser.add_argument("--threads", type=_positive, default=128,
+                        help="threads per block (default: 128)")
+    parser.add_argument("--iters", type=_positive, default=4096,
+                        help="integer-hash rounds per thread in each kernel: the work per kernel "
+                        "(default: 4096)")
+    parser.add_argument("--aux", type=_int_list, default=[0, 4],
+                     help="aux-stream counts to run, comma-separated (default: 0,4)")
+    parser.add_argument("--graph", action="store_true", help="replay a captured CUDA graph")
+    parser.add_argument("--warmup", type=int, default=20,
+                        help="untimed forward passes before timing (default: 20)")
+    parser.add_argument("--iterations", type=_positive, default=200,
+                        help="timed samples per run (default: 200; batched: each sample times "
+                        "--passes-per-sample passes)")
+    parser.add_argument("--timing", choices=TIMING_MODES, default=TIMING_MODES[0],
+                     help="batched (default): one event pair per --passes-per-sample passes, "
+                     "unbiased medians; per-iteration: events around every pass, for tails; "
+                     "events-in-graph: per-iteration with the events inside the graph (--graph)")
+    parser.add_argument("--passes-per-sample", type=_positive, default=None,
+                     help="forward passes per sample in batched mode (default 10)")
+    parser.add_argument("--trace", action="store_true",
+                     help="also record a CUPTI kernel trace (needs cupti-python)")
+    parser.add_argument("--out", default="out/profile", help="parent folder of the run directories")
+
+
+def _output_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--format", choices=("table", "json", "csv"), default="table",
+                        help="print a table, JSON records or CSV (default: table)")
+    parser.add_argument("--plot", metavar="FILE.png", help="also write the Pareto plot")
+
+
+def _register_sweep(sub: Any) -> None:
+    sweep = sub.add_parser("sweep", help="latency vs memory per aux-stream setting: recorded "
+                           "runs, the reference workload, or an engine family built by trtexec")
+    kinds = sweep.add_subparsers(dest="sweep_source", metavar="SOURCE", required=True)
+    runs = kinds.add_parser("runs", help="one table and Pareto plot from recorded runs")
+    runs.add_argument("runs", nargs="+", metavar="RUN",
+                      help="a run directory or a folder of trtexec exports, one per setting")
+    runs.add_argument("--metric", choices=("latency", "compute"), default="latency",
+                      help="latency uses latencyMs, compute uses computeMs (default: latency)")
+    runs.add_argument("--allow-mixed", action="store_true",
+                      help="runs of several workloads: speedups within each workload")
+    _output_arguments(runs)
+    runs.set_defaults(func=_sweep_runs)
+    ref = kinds.add_parser("reference", help="the reference workload at each --aux count (GPU)")
+    _reference_arguments(ref)
+    ref.set_defaults(aux=[0, 1, 2, 4])
+    _output_arguments(ref)
+    ref.set_defaults(func=_sweep_reference)
+    eng = kinds.add_parser(
+        "engines", help="build with --maxAuxStreams=each value through the builds job, then "
+        "profile each engine with the same tool: trtsafe-lab profile sweep engines -- "
+        "--onnx=m.onnx --saveEngine=m.engine ...")
+    eng.add_argument("--values", type=_int_list_heuristic, default=[0, 1, 2, 4, -1],
+                     help="maxAuxStreams settings; -1 leaves the flag out (heuristics)")
+    eng.add_argument("--tool", default="trtexec", help="trtexec or trtexec_safe (or a path)")
+    eng.add_argument("--trt-version", help="TensorRT version X.Y[.Z] (default: from the tool)")
+    eng.add_argument("--out", default="out/sweep", help="folder for build and profile runs")
+    _output_arguments(eng)
+    eng.add_argument("flags", nargs=argparse.REMAINDER, help="the build's trtexec flags")
+    eng.set_defaults(func=_sweep_engines)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -100,37 +255,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     cmp_.add_argument("--baseline", help="the run (by name) to compare against (default: first)")
     cmp_.add_argument("--metric", choices=("latency", "compute"), default="latency",
                       help="latency uses latencyMs, compute uses computeMs (default: latency)")
+    cmp_.add_argument("--allow-mixed", action="store_true",
+                      help="runs of different workloads: compare each workload's runs within "
+                      "their own group (labelled) instead of refusing (exit 2)")
     cmp_.add_argument("--format", choices=("table", "json"), default="table",
                       help="print a table or JSON records (default: table)")
     cmp_.add_argument("--plot", metavar="FILE.png", help="also write a comparison figure")
     cmp_.set_defaults(func=_compare)
 
     ref = sub.add_parser("reference", help="run the reference multi-branch CUDA workload (GPU)")
-    ref.add_argument("--branches", type=_positive, default=4,
-                     help="independent branches of the workload, each a chain of dependent kernels "
-                     "(default: 4)")
-    ref.add_argument("--depth", type=_positive, default=8,
-                     help="serially dependent kernels per branch (default: 8)")
-    ref.add_argument("--blocks", type=_positive, default=4,
-                     help="thread blocks per kernel launch (default: 4)")
-    ref.add_argument("--threads", type=_positive, default=128,
-                     help="threads per block (default: 128)")
-    ref.add_argument("--iters", type=_positive, default=4096,
-                     help="integer-hash rounds per thread in each kernel: the work per kernel "
-                     "(default: 4096)")
-    ref.add_argument("--aux", type=_int_list, default=[0, 4],
-                     help="aux-stream counts to run, comma-separated (default: 0,4)")
-    ref.add_argument("--graph", action="store_true", help="replay a captured CUDA graph")
-    ref.add_argument("--warmup", type=int, default=20,
-                     help="untimed forward passes before timing (default: 20)")
-    ref.add_argument("--iterations", type=_positive, default=200,
-                     help="timed forward passes per run (default: 200)")
-    ref.add_argument("--events-in-graph", action="store_true",
-                     help="with --graph: record the timing events inside the graph")
-    ref.add_argument("--trace", action="store_true",
-                     help="also record a CUPTI kernel trace (needs cupti-python)")
-    ref.add_argument("--out", default="out/profile", help="parent folder of the run directories")
+    _reference_arguments(ref)
     ref.set_defaults(func=_reference)
+
+    _register_sweep(sub)
 
     eng = sub.add_parser("engine", help="profile a serialized TensorRT engine (needs tensorrt)")
     eng.add_argument("engine", help="the serialized engine (.engine / .plan)")

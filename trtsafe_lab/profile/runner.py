@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import datetime as dt
+import shutil
+import subprocess
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from trtsafe_lab.cuda_api import activate_device, device_properties
-from trtsafe_lab.profile.harness import TimedRun, TimingConfig, profile
+from trtsafe_lab.profile.harness import PER_ITERATION, TimedRun, TimingConfig, profile
 from trtsafe_lab.profile.reference import ReferenceWorkload, WorkloadSpec
 from trtsafe_lab.profile.rundir import GRAPH, write_run_dir
 
@@ -23,10 +25,28 @@ def run_name(spec: WorkloadSpec, aux_streams: int, use_graph: bool) -> str:
             f"-aux{aux_streams}-{mode}")
 
 
+def gpu_clocks(device: int = 0) -> dict[str, Any]:
+    """SM and memory clocks (MHz) now and at most, from ``nvidia-smi``; ``{}`` when it is not
+    installed, ``{"error": ...}`` when it fails (recorded, never guessed)."""
+    smi = shutil.which("nvidia-smi")
+    if smi is None:
+        return {}
+    fields = ("clocks.sm", "clocks.max.sm", "clocks.mem", "clocks.max.mem")
+    done = subprocess.run([smi, f"--id={device}", f"--query-gpu={','.join(fields)}",
+                           "--format=csv,noheader,nounits"], capture_output=True, text=True,
+                          check=False, timeout=20)
+    values = done.stdout.strip().split(", ")
+    if done.returncode != 0 or len(values) != len(fields):
+        return {"error": f"nvidia-smi exited {done.returncode}: {done.stderr.strip()[:200]}"}
+    return {f"{f.replace('.', '_')}_mhz": v for f, v in zip(fields, values, strict=True)}
+
+
 def run_info(workload: ReferenceWorkload, run: TimedRun, command: Sequence[str],
              gpu: dict[str, Any]) -> dict[str, Any]:
-    """Manifest fields for one reference run."""
+    """Manifest fields for one reference run. ``workload`` says what was measured (the spec);
+    ``timing.mode`` how (see :mod:`trtsafe_lab.profile.harness`)."""
     return {"command": list(command), "executor": workload.describe(),
+            "workload": {"kind": "reference", **asdict(workload.spec)},
             "timing": {**asdict(run.config), "clock": "CUDA events on the main stream",
                        "latency_is_compute": True},
             "num_aux_streams": run.num_aux_streams,
@@ -45,7 +65,7 @@ def run_reference(
     beside the timings as ``kernels.json``.
     """
     activate_device(device)
-    gpu = device_properties(device)
+    gpu = {**device_properties(device), "clocks": gpu_clocks(device)}
     written = []
     for aux in aux_counts:
         with ReferenceWorkload(spec, aux_streams=aux, device=device) as workload:
@@ -57,7 +77,8 @@ def run_reference(
                 # A short separate traced run in the same mode (tracing perturbs timing).
                 with kernel_trace() as kernels:
                     profile(workload, TimingConfig(warmup=0, iterations=TRACE_ITERATIONS,
-                                                   use_graph=timing.use_graph))
+                                                   use_graph=timing.use_graph,
+                                                   mode=PER_ITERATION))
             written.append(write_run_dir(
                 out_dir, run_name(spec, aux, timing.use_graph), records=run.records,
                 info=run_info(workload, run, command, gpu), kernels=kernels,

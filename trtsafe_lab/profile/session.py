@@ -24,10 +24,11 @@ class ProfileComparison:
     """
 
     def __init__(self, runs: Sequence[Path | str | Run], *, baseline: str | None = None,
-                 metric: str = "latency") -> None:
+                 metric: str = "latency", allow_mixed: bool = False) -> None:
         self.runs = [r if isinstance(r, Run) else load_profile_run(Path(r)) for r in runs]
         self.baseline = baseline
         self.metric = metric
+        self.allow_mixed = allow_mixed
 
     def run(self, name: str) -> Run:
         for run in self.runs:
@@ -37,7 +38,8 @@ class ProfileComparison:
 
     @cached_property
     def comparison(self) -> pd.DataFrame:
-        return compare_runs(self.runs, baseline=self.baseline, metric=self.metric)
+        return compare_runs(self.runs, baseline=self.baseline, metric=self.metric,
+                            allow_mixed=self.allow_mixed)
 
     def get_comparison(self) -> pd.DataFrame:
         """One row per run (columns: :data:`~trtsafe_lab.profile.compare.COMPARE_COLUMNS`)."""
@@ -90,18 +92,77 @@ class ProfileComparison:
             profile = None
         return layer_timeline(self.get_layers(name), profile)
 
+    def get_sweep(self) -> pd.DataFrame:
+        """One row per run: setting, aux streams used, p50/p95/p99, memory, speedup with CI
+        (:func:`~trtsafe_lab.profile.sweep.sweep_table`)."""
+        from trtsafe_lab.profile.sweep import sweep_table
+
+        return sweep_table(self.runs, metric=self.metric, allow_mixed=self.allow_mixed)
+
+    def get_critical_path(self, name: str, times_from: str | None = None) -> pd.DataFrame:
+        """The earliest-start schedule of run ``name``'s layers over its streams, with the
+        critical path (:func:`~trtsafe_lab.profile.critical.stream_schedule`); per-layer times
+        from run ``times_from`` (e.g. the single-stream run: uncontended times), default its
+        own."""
+        from trtsafe_lab.profile.critical import stream_schedule
+
+        return stream_schedule(self.get_layers(name),
+                               self.get_layer_profile(times_from or name))
+
+    def get_critical_path_summary(self, name: str, times_from: str | None = None
+                                  ) -> dict[str, Any]:
+        """Per-stream busy time, single-stream sum, critical path, bound on speedup
+        (:func:`~trtsafe_lab.profile.critical.critical_path_summary`)."""
+        from trtsafe_lab.profile.critical import critical_path_summary
+
+        return critical_path_summary(self.get_critical_path(name, times_from))
+
+    def get_prediction_error(self, name: str, times_from: str | None = None) -> pd.DataFrame:
+        """Predicted (critical path) vs CUPTI-measured makespan, overlap and per-stream busy
+        time of a traced run (:func:`~trtsafe_lab.profile.critical.compare_with_trace`)."""
+        from trtsafe_lab.profile.critical import compare_with_trace
+
+        return compare_with_trace(self.get_critical_path(name, times_from),
+                                  self.get_kernels(name))
+
+    def plot_critical_path(self, name: str, times_from: str | None = None) -> Any:
+        from trtsafe_lab.profile.critical import traced_pass
+        from trtsafe_lab.profile.plots import measured_where
+        from trtsafe_lab.profile.plots_analysis import plot_critical_path
+
+        schedule = self.get_critical_path(name, times_from)
+        run = self.run(name)
+        measured = traced_pass(self.get_kernels(name), schedule) if run.kernels else None
+        return plot_critical_path(schedule, measured=measured, where=measured_where([run]),
+                                  title=f"{name}: critical path"
+                                  + (f" (layer times of {times_from})" if times_from else ""))
+
+    def plot_sweep(self) -> Any:
+        from trtsafe_lab.profile.plots import measured_where
+        from trtsafe_lab.profile.plots_analysis import plot_pareto
+
+        return plot_pareto(self.get_sweep(), where=measured_where(self.runs))
+
     def plot_summary(self) -> Any:
         from trtsafe_lab.profile.plots import comparison_figure
 
         return comparison_figure(self.runs, self.comparison, metric=self.metric)
 
     def plot_kernels(self, name: str, ax: Any = None) -> Any:
-        from trtsafe_lab.profile.plots import plot_kernel_timeline
+        from trtsafe_lab.profile.critical import stream_of_cupti, stream_schedule
+        from trtsafe_lab.profile.plots import measured_where, plot_kernel_timeline
 
-        return plot_kernel_timeline(self.get_kernels(name), ax=ax, title=f"{name}: CUPTI kernels")
+        kernels = self.get_kernels(name)
+        names = None
+        if "graph" in self.run(name).files:
+            names = stream_of_cupti(kernels, stream_schedule(self.get_layers(name), None))
+        return plot_kernel_timeline(kernels, ax=ax, stream_names=names,
+                                    title=f"{name}: CUPTI kernels "
+                                    f"({measured_where([self.run(name)])})")
 
     def plot_streams(self, name: str, ax: Any = None) -> Any:
-        from trtsafe_lab.profile.plots import plot_stream_timeline
+        from trtsafe_lab.profile.plots import measured_where, plot_stream_timeline
 
         return plot_stream_timeline(self.get_stream_timeline(name), ax=ax,
-                                    title=f"{name}: layers per stream")
+                                    title=f"{name}: layers per stream "
+                                    f"({measured_where([self.run(name)])})")

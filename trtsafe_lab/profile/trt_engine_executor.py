@@ -32,6 +32,16 @@ from trtsafe_lab.trt_api import (
 )
 
 FEATURE = "Profiling a TensorRT engine"
+def _installed_version(distribution: str) -> str:
+    """The installed distribution's version (package metadata, not a TensorRT API name)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "unknown (no package metadata)"
+
+
 class TensorRTEngineExecutor:
     """Deserializes ``engine_path``, allocates zeroed IO buffers, and runs one inference per
     :meth:`execute_async`. Attributes: ``num_aux_streams``, ``device_memory_bytes`` (engine
@@ -58,10 +68,13 @@ class TensorRTEngineExecutor:
         exec_name, self._execute = first_attr(self.context, EXECUTE_NAMES, "enqueue")
         self.api = {"execute": exec_name, "device_memory": mem_name}
         io_bytes = 0
+        self.shapes: dict[str, list[int]] = {}
+        self.trt_version = _installed_version("tensorrt")
         try:
             for i in range(int(self.engine.num_io_tensors)):
                 name = self.engine.get_tensor_name(i)
-                size = max(1, tensor_bytes(self.context.get_tensor_shape(name),
+                self.shapes[name] = [int(d) for d in self.context.get_tensor_shape(name)]
+                size = max(1, tensor_bytes(self.shapes[name],
                                            self.engine.get_tensor_dtype(name)))
                 ptr = check_cuda(rt.cudaMalloc(size), f"cudaMalloc({name})")
                 self._buffers.append(ptr)
@@ -114,7 +127,10 @@ def profile_engine(engine_path: Path, *, aux_streams: Sequence[int] | None, warm
                    device: int = 0, trace: bool = False) -> list[Path]:
     """Profile an engine once and write a run directory. ``aux_streams`` may only restate the
     engine's own count: it is fixed when the engine is built (``max_aux_streams``)."""
+    from dataclasses import asdict
+
     from trtsafe_lab.profile.harness import TimingConfig, profile
+    from trtsafe_lab.profile.identity import engine_record
     from trtsafe_lab.profile.rundir import write_run_dir
 
     timing = TimingConfig(warmup=warmup, iterations=iterations, use_graph=use_graph)
@@ -132,13 +148,17 @@ def profile_engine(engine_path: Path, *, aux_streams: Sequence[int] | None, warm
             from trtsafe_lab.profile.runner import TRACE_ITERATIONS
 
             with kernel_trace() as kernels:
-                profile(executor, TimingConfig(0, TRACE_ITERATIONS, use_graph))
+                profile(executor, TimingConfig(0, TRACE_ITERATIONS, use_graph,
+                                               mode="per-iteration"))
         name = f"{Path(engine_path).name}-aux{executor.num_aux_streams}-" + (
             "graph" if use_graph else "eager")
         out_dir.mkdir(parents=True, exist_ok=True)
         info = {"command": ["trtsafe-lab", "profile", "engine", str(engine_path)],
                 "executor": executor.describe(),
-                "timing": {"warmup": warmup, "iterations": iterations, "use_graph": use_graph},
+                "workload": engine_record(Path(engine_path), shapes=executor.shapes,
+                                          trt_version=executor.trt_version,
+                                          tool="tensorrt python runtime"),
+                "timing": asdict(timing),
                 "num_aux_streams": executor.num_aux_streams,
                 "device_memory_bytes": executor.device_memory_bytes,
                 "gpu": device_properties(device),

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from trtsafe_lab.profile.identity import engine_record
 from trtsafe_lab.profile.rundir import TIMING
 from trtsafe_lab.profile.safe_summary import parse_safe_log
 from trtsafe_lab.profile.summary import parse_summary
@@ -144,7 +145,8 @@ def run_trtexec(
             "executor": {"executor": executable}, "command": final_argv,
             "returncode": result.returncode, "trt_version": str(version),
             "rule_warnings": warnings, "performance_summary": perf,
-            "statistics": STATS_PER_ITERATION, "timing": {"use_graph": use_graph}})
+            "statistics": STATS_PER_ITERATION, "timing": {"use_graph": use_graph},
+            "workload": _workload(engine, version, executable, extra)})
     return final
 
 
@@ -213,8 +215,18 @@ def run_trtexec_safe(
             "executor": {"executor": executable, "tool": "trtexec_safe"}, "command": argv,
             "trt_version": str(version), "rule_warnings": warnings, "statistics": statistics,
             "repeat": repeat, "repeats": repeats, "performance_summary": repeats[-1],
-            "timing": {"use_graph": use_graph}})
+            "timing": {"use_graph": use_graph},
+            "workload": _workload(engine, version, executable, extra)})
     return final
+
+
+def _workload(engine: Path, version: TrtVersion, executable: str,
+              extra: Sequence[str]) -> dict[str, Any]:
+    """What the run measured (engine path and SHA-256, shapes, version, tool), so runs of
+    different engines are told apart by ``profile compare``."""
+    shapes = next((a.split("=", 1)[1] for a in extra if a.startswith("--shapes=")), None)
+    return engine_record(Path(engine), shapes=shapes, trt_version=str(version),
+                         tool=Path(executable).name)
 
 
 def _collector(lines: list[str]) -> Callable[[str, str], None]:

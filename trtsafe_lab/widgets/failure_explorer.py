@@ -14,6 +14,8 @@ from typing import Any, TypeAlias
 import pandas as pd
 
 from trtsafe_lab._optional import require
+from trtsafe_lab.logs.explanations import explanation
+from trtsafe_lab.text import for_html
 from trtsafe_lab.widgets.tables import (
     ALL,
     TABLE_STYLE,
@@ -76,6 +78,9 @@ def render_detail_html(row: pd.Series | None, log_lines: LogLines, context: int)
         f"<table class='trtsafe-detail-fields'>{fields}</table>",
         f"<b>Message</b><pre>{html.escape(str(row.get('message', '')))}</pre>",
     ]
+    known = explanation(str(row.get("explanation_id") or ""))
+    if known is not None:  # what the failure means and what to try (logs/explanations.json)
+        parts.append(f"<b>Explanation</b><pre>{for_html(known.text())}</pre>")
     line = row.get("line")
     lines = lines_for(row, log_lines)
     if lines is not None and line is not None and not pd.isna(line):

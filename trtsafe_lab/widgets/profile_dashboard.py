@@ -16,6 +16,8 @@ import pandas as pd
 from trtsafe_lab._optional import require
 from trtsafe_lab.profile.compare import METRICS, compare_runs, samples_table
 from trtsafe_lab.profile.loaders import Run
+from trtsafe_lab.profile.workload import MixedWorkloadError
+from trtsafe_lab.text import for_html
 from trtsafe_lab.widgets.tables import TABLE_STYLE
 
 # Columns of the comparison table shown in the dashboard, when present.
@@ -109,16 +111,27 @@ class ProfileDashboard:
         names = [r.name for r in runs]
         if self.baseline.options != tuple(names):
             keep = self.baseline.value if self.baseline.value in names else names[0]
-            with self.baseline.hold_trait_notifications():
+            # Not hold_trait_notifications: it validates the old value against the new
+            # options and fails when the new selection shares no run with the old one.
+            self.baseline.unobserve(self._on_change, names="value")
+            try:
                 self.baseline.options = names
                 self.baseline.value = keep
+            finally:
+                self.baseline.observe(self._on_change, names="value")
         metric = self.metric.value
         missing = [r.name for r in runs if METRICS[metric] not in r.times]
         if missing:
             self.message.value = f"<b>No {METRICS[metric]} in {', '.join(missing)}.</b>"
             return
         self.message.value = ""
-        self.comparison = compare_runs(runs, baseline=self.baseline.value, metric=metric)
+        try:
+            self.comparison = compare_runs(runs, baseline=self.baseline.value, metric=metric)
+        except MixedWorkloadError as err:  # shown instead of a cross-workload comparison
+            self.message.value = f"<b>{for_html(err)}</b>"
+            self.comparison, self.png = pd.DataFrame(), b""
+            self.table.value, self.image.value = "", b""
+            return
         shown = [c for c in SHOWN_COLUMNS if c in self.comparison]
         self.table.value = TABLE_STYLE + self.comparison[shown].to_html(
             index=False, float_format=lambda x: f"{x:.4g}", na_rep="", border=0,

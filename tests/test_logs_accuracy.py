@@ -1,0 +1,106 @@
+"""Failure-table accuracy per split of the real-log corpora (issue 11).
+
+Splits: ``train`` (tests/data/logs, rules are written against it), ``setaside`` (tests/data/logs,
+held back before any rule was written: only aggregate figures are printed for it) and ``shared``
+(../shared/corpus/build-logs/cases). Run with ``pytest -s`` to see the per-split table;
+``benchmarks/failure_accuracy.py`` writes the same figures to benchmarks/results/.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from trtsafe_lab.logs import analyze_log
+from trtsafe_lab.logs.scoring import (
+    CaseResult,
+    corpus_figures,
+    figures_table,
+    read_index,
+)
+
+PROJECT = Path(__file__).parent / "data" / "logs"
+SETASIDE_EXACT_FLOOR = 0.95  # issue 11
+
+
+def _failures(path: Path) -> pd.DataFrame:
+    return analyze_log(path).failures
+
+
+@pytest.fixture(scope="module")
+def scored(corpus_dir: Path) -> tuple[dict[str, dict[str, Any]], list[CaseResult]]:
+    figures, train = corpus_figures(PROJECT, corpus_dir / "build-logs" / "cases", _failures)
+    print("\nfailure-table accuracy per split\n" + figures_table(figures))
+    return figures, train
+
+
+def test_index_has_both_splits_and_aligned_columns() -> None:
+    cases = read_index(PROJECT / "INDEX.tsv")  # raises when categories/fatal are misaligned
+    splits = {case.split for case in cases}
+    assert splits == {"train", "setaside"}, splits
+    assert all((PROJECT / "cases" / case.file).is_file() for case in cases)
+
+
+# Train cases the failure table misses because of the reading side (records.py / triggers.py /
+# scan.py, owned by the logs-robust work), not the name rules: each needs a change there.
+READING_SIDE_MISSES = {
+    # untagged line without any trigger: "Layer: Where_493's output can not be used as shape
+    # tensor." is never examined (the streaming scan would skip it too)
+    "n098.log": "no trigger on an untagged TensorRT error line",
+    # the verbose importer line naming the node is three records before the parser error; the
+    # scan keeps only the record before a trigger as context
+    "n103.log": "importer line too far before the parser error for the scan's context",
+    # Torch-TensorRT's DEBUG-level "converter rejected node X" lines hold no trigger
+    "n151.log": "DEBUG-level Torch-TensorRT lines hold no trigger",
+}
+
+
+def test_train_split_is_exact(scored: tuple[dict[str, dict[str, Any]], list[CaseResult]]) -> None:
+    """100% of train, except the listed reading-side misses (each named, none hidden)."""
+    figures, train = scored
+    misses = {r.file for r in train if not r.exact}
+    unexpected = misses - set(READING_SIDE_MISSES)
+    assert not unexpected, f"train cases whose layer set differs from the truth: {unexpected}"
+    fixed = set(READING_SIDE_MISSES) - misses
+    assert not fixed, f"now exact, remove from READING_SIDE_MISSES: {fixed}"
+    assert figures["train"]["exact"] == figures["train"]["cases"] - len(READING_SIDE_MISSES)
+
+
+def test_shared_corpus_stays_exact(
+    scored: tuple[dict[str, dict[str, Any]], list[CaseResult]],
+) -> None:
+    shared = scored[0]["shared"]
+    assert shared["cases"] >= 61
+    assert shared["exact"] == shared["cases"], shared
+
+
+def test_setaside_split_meets_the_floor(
+    scored: tuple[dict[str, dict[str, Any]], list[CaseResult]],
+) -> None:
+    """Aggregate only: the set-aside cases are never shown one by one."""
+    figures = scored[0]["setaside"]
+    assert figures["cases"] > 0
+    assert figures["exact_rate"] >= SETASIDE_EXACT_FLOOR, (
+        f"set-aside exact match {figures['exact']}/{figures['cases']} is below "
+        f"{SETASIDE_EXACT_FLOOR:.0%} (aggregate figures: {figures})"
+    )
+
+
+def test_scoring_counts_categories_and_fatal_on_matched_names() -> None:
+    from trtsafe_lab.logs.scoring import CaseTruth, aggregate, score_case
+
+    truth = CaseTruth("x.log", ("a", "b"), ("shape", "no-tactic"), (True, False), "train")
+    failures = pd.DataFrame(
+        {"layer": ["a", "a", "c", ""], "category": ["shape", "other", "shape", "other"],
+         "fatal": [False, True, True, True]}
+    )
+    result = score_case(truth, failures)
+    assert (result.exact, result.matched_names, result.found_names) == (False, 1, 2)
+    # "a": its first fatal row says "other", so the category is wrong; any fatal row -> fatal
+    assert (result.category_right, result.category_checked) == (0, 1)
+    assert (result.fatal_right, result.fatal_checked) == (1, 1)
+    figures = aggregate([result])
+    assert figures["name_precision"] == 0.5 and figures["name_recall"] == 0.5

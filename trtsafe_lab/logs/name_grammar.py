@@ -1,0 +1,240 @@
+"""Where a layer or tensor name can stand in a TensorRT message, and how far it runs.
+
+TensorRT and the tools around it print names in a few grammatical positions, whatever the
+message says about them:
+
+- after ``node`` / ``layer`` in ``for node X``, ``at layer X``, ``on layer X`` (:data:`AFTER_WORD`);
+- at the start of a message or of a parenthesised reason, followed by ``": "``:
+  ``Error Code 4: Internal Error (/model/Concat: all concat input tensors ...)``,
+  ``[E] 3: conv1: kernel weights has count 0 ...`` (:func:`leading_name`);
+- DLA notices ``Splitting DLA subgraph at: X because ...``, ``Switching to GPU for layer X``;
+- a tensor after ``tensor`` / ``Tensor`` (quoted or not): such names go to the ``tensors`` column,
+  a tensor is not a layer (:func:`tensor_names`).
+
+A name there is read by :func:`name_token`, which knows the shapes names take: fused names
+joined by `` + ``, ``{ForeignNode[...]}`` and ``PWN(...)`` groups, ``(Unnamed Layer* 12)
+[Shuffle]``, torch2trt's ``[CONVOLUTION #1] torch.nn.Conv2d.forward(...)``, ONNX names with
+``::``, ``/`` and dots. It walks the text once, so every function here is linear in the line.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+MAX_NAME_CHARS = 4096
+MAX_MATCHES = 64
+
+AFTER_WORD = re.compile(r"\b(?:for|at|on|in|rejected) (?:the )?(?:node|layer):? ")
+_SPLIT_DLA = re.compile(r"Splitting DLA subgraph at: ")
+_TORCH2TRT = re.compile(r"\[[A-Z][A-Z0-9_]{0,40} #\d{1,9}\] ")
+_UNNAMED = re.compile(r"\(Unnamed Layer\* \d{1,9}\) \[[\w ]{1,40}\]")
+_LOCATION = re.compile(r"\[[^\]\s]{1,300}(?:::|\.(?:cpp|cc|cu|h|hpp):)[^\]\s]{0,300}\] ")
+_CODE_PREFIX = re.compile(r"(?:\d{1,3}: |Error\[\d{1,3}\]: )")
+_REASON_OPEN = re.compile(r"Error Code \d{1,9}: [A-Za-z][\w ]{0,60}? \(")
+_INTERFACE = re.compile(r"I[A-Z][A-Za-z]{0,60}Layer ")
+_TORCH2TRT_ALONE = re.compile(r"\[[A-Z][A-Z0-9_]{0,40} #\d{1,9}\] ")
+_THEN_WORD = re.compile(r" [a-z]{2,40}\b")
+_API_OR_ENUM = re.compile(r"(?:nvinfer1::)?I[A-Z]\w{0,80}::|[A-Z][A-Z0-9_]{0,80}$")
+MAX_CLAUSES = 16  # ": " separators tried per line
+_TENSOR = re.compile(r"\b[Tt]ensors?:? (?:named )?(?=['\"(]|[^\s'\"]{0,4096}[/_.:\d])")
+_SOURCE_FILE = re.compile(r"\.(?:cpp|cc|cu|h|hpp|py)(?::\d+)?$")
+_NUMBERISH = re.compile(r"^(?:0x[0-9a-fA-F]+|[\d.,:x*-]+)$")
+_CLOSERS = {"(": ")", "[": "]", "{": "}"}
+_TRAILING = ".,;:'\""
+
+
+def _balanced(text: str, start: int, end: int) -> int:
+    """Index just past the group opening at ``text[start]`` (one of ``([{``), or -1."""
+    stack: list[str] = []
+    for index in range(start, end):
+        char = text[index]
+        if char in _CLOSERS:
+            stack.append(_CLOSERS[char])
+        elif char in ")]}":
+            if not stack or stack[-1] != char:
+                return -1
+            stack.pop()
+            if not stack:
+                return index + 1
+    return -1
+
+
+def _atom_end(text: str, start: int, end: int) -> int:
+    """End of one name atom starting at ``start`` (== start when none)."""
+    torch = _TORCH2TRT.match(text, start, end)
+    if torch is not None:
+        # "[CONVOLUTION #1] torch.nn.Conv2d.forward(...)": the call's parentheses end it.
+        opened = text.find("(", torch.end(), end)
+        gap = text[torch.end() : opened] if opened > 0 else " "
+        if opened > 0 and " " not in gap:
+            closed = _balanced(text, opened, end)
+            if closed > 0:
+                return closed
+        return start
+    unnamed = _UNNAMED.match(text, start, end)
+    index = unnamed.end() if unnamed is not None else start  # "(Unnamed Layer* 0) [X]_output"
+    while index < end:
+        char = text[index]
+        if char.isspace():
+            break
+        if char in _CLOSERS:
+            closed = _balanced(text, index, end)
+            if closed < 0:
+                break
+            index = closed
+            continue
+        if char in ")]}":
+            break
+        if char == ":" and (index + 1 == end or text[index + 1].isspace()):
+            break
+        index += 1
+    return index
+
+
+def name_token(text: str, start: int, limit: int = MAX_NAME_CHARS) -> str:
+    """The name that starts at ``text[start]`` ("" when none): atoms joined by `` + ``."""
+    end = min(len(text), start + limit)
+    position = start
+    name_end = start
+    while position < end:
+        atom = _atom_end(text, position, end)
+        if atom == position:
+            break
+        name_end = atom
+        if text.startswith(" + ", atom) and atom + 3 < end:
+            position = atom + 3
+            continue
+        break
+    if text.startswith("'s", name_end - 2) and name_end - 2 >= start:
+        name_end -= 2  # "Where_493's output can not be used as shape tensor"
+    while name_end > start and text[name_end - 1] in _TRAILING:
+        if text.startswith("..", name_end - 2) and name_end - 2 >= start:
+            break
+        name_end -= 1
+    return text[start:name_end]
+
+
+def looks_like_name(name: str) -> bool:
+    """A token that can be a layer name rather than a word of the sentence.
+
+    Structured names (fused, ForeignNode, Unnamed, torch2trt) always are; a plain token must
+    carry a character prose does not (``/ _ . : [ (`` or a digit) and not be a number, an
+    address or a source file.
+    """
+    if not name or len(name) > MAX_NAME_CHARS:
+        return False
+    if name[0] in "{[(" or " + " in name or name.startswith("PWN("):
+        return True
+    if _NUMBERISH.match(name) or _SOURCE_FILE.search(name):
+        return False
+    return any(char in "/_.:[(" or char.isdigit() for char in name)
+
+
+def cut_short(text: str, name: str) -> bool:
+    """``name`` ends a line whose ``Error Code N: ... (`` reason never closes: the line was cut
+    (a copy cut short, a search tool's excerpt), so the name may be cut too."""
+    stripped = text.rstrip()
+    if not name or not stripped.endswith(name):
+        return False
+    start = len(stripped) - len(name)
+    return _REASON_OPEN.search(text, max(0, start - 400), start) is not None
+
+
+def looks_like_strong_name(name: str) -> bool:
+    """A token no sentence word looks like: ``Reshape_3``, ``/a/b``, ``onnx::Shape_7``."""
+    if not looks_like_name(name) or name[0] in "[(":
+        return False
+    has_digit = any(char.isdigit() for char in name)
+    return "/" in name or "::" in name or ("_" in name and has_digit)
+
+
+def _leading_at(text: str, start: int, *, strong_then_word: bool) -> str:
+    """The name at ``start`` when it is followed by ``:`` (a ``NAME: reason`` clause).
+
+    With ``strong_then_word``, a strong name followed by a lower-case word also counts
+    (``(ScatterND_213 requires foreign node optimizations ...)``).
+    """
+    location = _LOCATION.match(text, start)
+    if location is not None:
+        start = location.end()
+    interface = _INTERFACE.match(text, start)
+    if interface is not None:
+        start = interface.end()  # "IShuffleLayer Reshape_966: ..."
+    name = name_token(text, start)
+    after = start + len(name)
+    if not name or text.startswith(': "', after):  # protobuf text ``name: "x"`` is no name
+        return ""
+    if _API_OR_ENUM.match(name):  # "IBuilder::buildSerializedNetwork: ...", "UNSUPPORTED_STATE:"
+        return ""
+    if text.startswith(":", after) and looks_like_name(name):
+        return name
+    if after == len(text.rstrip()) and _TORCH2TRT_ALONE.fullmatch(name + " "):
+        return name  # torch2trt prints "[CONCATENATION #13]" alone, the reason on the next line
+    if strong_then_word and _THEN_WORD.match(text, after) and looks_like_strong_name(name):
+        return name
+    return ""
+
+
+def leading_name(text: str) -> str:
+    """``X`` of ``[N: ][location ]X: reason``, ``... (X: reason)`` or ``prefix: X: reason``.
+
+    Tried at the message start, at the start of an ``Error Code N: Category (`` reason, and
+    after each of the first ``": "`` separators (``kOPT values ... constraints: X: ISlice...``).
+    """
+    start = 0
+    code = _CODE_PREFIX.match(text)
+    if code is not None:
+        start = code.end()
+    found = _leading_at(text, start, strong_then_word=True)
+    if found:
+        return found
+    opened = _REASON_OPEN.search(text)
+    if opened is not None:
+        found = _leading_at(text, opened.end(), strong_then_word=True)
+        if found:
+            return found
+    position = start
+    for _ in range(MAX_CLAUSES):
+        position = text.find(": ", position, position + MAX_NAME_CHARS)
+        if position < 0:
+            break
+        position += 2
+        found = _leading_at(text, position, strong_then_word=False)
+        if found:
+            return found
+    return ""
+
+
+def positional_names(text: str) -> list[str]:
+    """Names standing after ``node`` / ``layer`` and in DLA subgraph splits."""
+    found: list[str] = []
+    if "node" in text or "layer" in text:
+        for match in itertools.islice(AFTER_WORD.finditer(text), MAX_MATCHES):
+            name = name_token(text, match.end())
+            at_end = match.end() + len(name) >= len(text.rstrip(". "))
+            if looks_like_name(name) or (name and at_end):
+                found.append(name)
+    if "DLA subgraph" in text:
+        for match in itertools.islice(_SPLIT_DLA.finditer(text), MAX_MATCHES):
+            name = name_token(text, match.end())
+            if name:
+                found.append(name)
+    return found
+
+
+def tensor_names(text: str) -> list[str]:
+    """Tensor names a message mentions (``tensor X``, ``Tensor 'X'``)."""
+    found: list[str] = []
+    if "ensor" not in text:
+        return found
+    for match in itertools.islice(_TENSOR.finditer(text), MAX_MATCHES):
+        start = match.end()
+        if text[start] in "'\"":
+            close = text.find(text[start], start + 1, start + 1 + MAX_NAME_CHARS)
+            name = text[start + 1 : close] if close > 0 else ""
+        else:
+            name = name_token(text, start)
+        if name and (looks_like_name(name) or text[start] in "'\""):
+            found.append(name)
+    return found
