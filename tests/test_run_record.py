@@ -60,8 +60,9 @@ def write_trtexec_profile(runs: Path, corpus_dir: Path, tmp_path: Path) -> Path:
         src=str(corpus_dir / "trtexec-exports" / "trt8-resnet50-a100-fp16"),
         log=str(corpus_dir / "build-logs" / "cases" / "070.log")))
     script.chmod(0o755)
-    return run_trtexec(Path("/models/resnet.engine"), runs, "resnet-trtexec",
-                       executable=str(script))
+    engine = tmp_path / "resnet.engine"  # test data standing in for an engine (not TensorRT's)
+    engine.write_bytes(b"engine A\0")  # the run records the engine's SHA-256: it must exist
+    return run_trtexec(engine, runs, "resnet-trtexec", executable=str(script))
 
 
 def write_pair(runs: Path, tmp_path: Path) -> Path:
