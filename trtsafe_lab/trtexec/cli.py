@@ -30,11 +30,14 @@ def _version(args: argparse.Namespace) -> tuple[TrtVersion, str]:
     try:
         tool_path = resolve_tool(args.tool)
         return detect_version(tool_path), f"detected from {tool_path}"
-    except (FileNotFoundError, VersionDetectionError) as err:
+    except FileNotFoundError as err:
         raise UsageError(
             f"cannot tell which TensorRT version the rules apply to: {err} "
             "Give it with --trt-version X.Y (e.g. --trt-version 11.4)."
         ) from err
+    except VersionDetectionError as err:  # its message already says to pass --trt-version
+        raise UsageError(f"cannot tell which TensorRT version the rules apply to: {err}."
+                         ) from err
 
 
 def command_from_args(args: argparse.Namespace) -> tuple[TrtexecCommand, str]:
