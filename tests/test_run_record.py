@@ -277,3 +277,18 @@ def test_runs_without_a_runs_folder_says_there_are_none_yet(
     (tmp_path / "runs").mkdir()
     assert main(["runs"]) == 0
     assert "no finished runs under runs" in capsys.readouterr().out
+
+
+def test_runs_command_prints_counts_as_integers_and_gaps_blank(
+        every_kind: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    """qa: with a run of another kind (or an unreadable one) beside a build, the build's
+    exit code and counts printed as 1.0 / 2.0 and every gap as NaN."""
+    runs = every_kind["build"].parent
+    broken = runs / "broken"
+    broken.mkdir()
+    (broken / "manifest.json").write_text('{"schema": 5')
+    assert main(["runs", "--runs", str(runs)]) == 0
+    out = capsys.readouterr().out
+    assert "NaN" not in out and "<NA>" not in out, out
+    build_line = next(line for line in out.splitlines() if every_kind["build"].name in line)
+    assert " 0.0 " not in build_line and " 0 " in build_line, build_line  # exit_code 0

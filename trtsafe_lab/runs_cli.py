@@ -26,7 +26,8 @@ def _cli(args: argparse.Namespace) -> int:
         what = f"{args.kind} runs" if args.kind else "runs"
         print(f"no {'' if args.all else 'finished '}{what} under {args.runs}")
         return 0
-    shown = table.drop(columns=["path"]).dropna(axis="columns", how="all")
+    shown = table.drop(columns=["path"]).dropna(axis="columns", how="all").convert_dtypes()
+    shown = shown.astype(object).where(shown.notna(), "")  # counts stay integers, gaps blank
     with pd.option_context("display.width", 200, "display.max_colwidth", 60):
         print(shown.to_string(index=False))
     return 0
