@@ -157,3 +157,13 @@ def test_a_tool_without_a_banner_asks_for_the_version_once(
     assert main(["build", "--dry-run", "--tool", str(tool), "--", "--onnx=m.onnx"]) == 2
     err = capsys.readouterr().err
     assert "no '&&&& RUNNING" in err and err.count("--trt-version") == 1, err
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "nan"])
+def test_a_timeout_that_is_not_positive_is_refused(
+        value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """qa: `build --timeout 0` (or -5) started the build and stopped it at once as a timeout."""
+    assert main(["build", "--trt-version", "11.4", "--timeout", value, "--runs",
+                 str(tmp_path / "runs"), "--", "--onnx=m.onnx"]) == 2
+    assert "--timeout" in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists()

@@ -86,6 +86,9 @@ def _summary(result: BuildResult) -> str:
 
 
 def _cli(args: argparse.Namespace) -> int:
+    if args.timeout is not None and not args.timeout > 0:  # NaN too
+        raise UsageError(f"--timeout {args.timeout:g}: give the seconds a build may take, a "
+                         "number above 0 (or leave it out for no limit)")
     cmd, source = command_from_args(args)
     if args.dry_run:
         print(describe_command(cmd, source))
