@@ -60,8 +60,8 @@ def test_shell_wrappers_and_remote_commands_are_seen() -> None:
         "sudo -E timeout 600 trtexec --fp16\nadb shell 'trtexec_safe --useCudaGraph'\n", "s.sh"
     )
     assert [(f.line, f.rule) for f in facts.findings] == [
-        (1, "precision-flags-removed"),
-        (2, "trtexec-safe-deprecated-flag"),
+        (1, "precision-flags-removed-11x"),
+        (2, "no-op-flag"),
     ]
 
 
@@ -118,7 +118,7 @@ def test_cmake_lexer_handles_brackets_quotes_and_comments() -> None:
         '  "--onnx=a b.onnx")\n'
     )
     assert [(f.line, f.rule) for f in analyse_cmake(text, "x.cmake").findings] == [
-        (3, "precision-flags-removed")
+        (3, "precision-flags-removed-11x")
     ]
 
 
@@ -135,8 +135,8 @@ def test_python_shell_string_and_shlex_split_are_checked() -> None:
         " shell=True)\n"
     )
     assert [(f.line, f.rule) for f in analyse_python(text, "x.py").findings] == [
-        (2, "precision-flags-removed"),
-        (3, "trtexec-safe-deprecated-flag"),
+        (2, "precision-flags-removed-11x"),
+        (3, "no-op-flag"),
     ]
 
 
@@ -208,7 +208,7 @@ def test_folder_named_like_a_script_is_walked_not_read(tmp_path: Path) -> None:
     folder = tmp_path / "looks_like_a_file.sh"
     folder.mkdir()
     (folder / "inner.sh").write_text("trtexec --best\n")
-    assert [f.rule for f in check_paths([tmp_path])] == ["precision-flags-removed"]
+    assert [f.rule for f in check_paths([tmp_path])] == ["precision-flags-removed-11x"]
 
 
 @pytest.mark.parametrize(
@@ -242,7 +242,7 @@ def test_a_file_that_raises_on_read_is_reported(tmp_path: Path) -> None:
     folder.mkdir()
     (finding,) = analyse_file(folder).findings
     assert finding.rule == "file-unreadable"
-    assert "cannot read" in finding.message
+    assert "not a regular file" in finding.message
 
 
 def test_cpp_11x_shapes_seen_in_public_samples_give_no_finding(tmp_path: Path) -> None:
@@ -281,9 +281,11 @@ def test_self_referencing_variables_do_not_blow_up() -> None:
     text = "".join(f"set(LIBS ${{LIBS}} lib{i})\n" for i in range(60))
     text += "execute_process(COMMAND trtexec ${LIBS} --int8)\n"
     facts = analyse_cmake(text, "CMakeLists.txt")
-    assert [(f.line, f.rule) for f in facts.findings] == [(61, "precision-flags-removed")]
+    assert [(f.line, f.rule) for f in facts.findings] == [(61, "precision-flags-removed-11x")]
     shell = 'FLAGS=--safe\nFLAGS="$FLAGS $FLAGS --fp16"\n' * 40 + "trtexec $FLAGS\n"
-    assert {f.rule for f in analyse_shell(shell, "s.sh").findings} == {"precision-flags-removed"}
+    assert {f.rule for f in analyse_shell(shell, "s.sh").findings} == {
+        "precision-flags-removed-11x"
+    }
 
 
 @pytest.mark.parametrize(
@@ -309,8 +311,8 @@ def test_other_ci_dialects_are_read(tmp_path: Path) -> None:
         "jobs:\n  build:\n    steps:\n      - run:\n          name: engine\n"
         "          command: trtexec --onnx=m.onnx --restricted\n"
     )
-    assert rules_at(tmp_path, "azure-pipelines.yml", azure) == [(3, "precision-flags-removed")]
-    assert rules_at(tmp_path, ".circleci/config.yml", circle) == [(6, "restricted-removed")]
+    assert rules_at(tmp_path, "azure-pipelines.yml", azure) == [(3, "precision-flags-removed-11x")]
+    assert rules_at(tmp_path, ".circleci/config.yml", circle) == [(6, "restricted-removed-11x")]
 
 
 def test_clean_tree_gives_an_empty_frame_with_the_columns() -> None:
@@ -324,10 +326,55 @@ def test_clean_tree_gives_an_empty_frame_with_the_columns() -> None:
 def test_cmake_bracket_comment_inside_an_argument_list_is_skipped() -> None:
     from trtsafe_lab.migrate.cmake import lex
 
-    (install, message) = lex(
+    (install, message), partial = lex(
         "install(FILES a.engine #[[ ships\n the engine ]] a.engine.so\n  DESTINATION x)\n"
         "message(hi)"
     )
-    assert [a.text for a in install.args] == ["FILES", "a.engine", "a.engine.so",
-                                              "DESTINATION", "x"]
+    assert partial is None
+    assert [a.text for a in install.args] == [
+        "FILES",
+        "a.engine",
+        "a.engine.so",
+        "DESTINATION",
+        "x",
+    ]
     assert [a.line for a in install.args] == [1, 1, 2, 3, 3] and message.line == 4
+
+
+def test_shell_commands_inside_substitutions_and_loops_are_seen() -> None:
+    # tree-sitter-bash gives the structure: $(...) in an argument or an assignment runs, and
+    # loop bodies are commands; a here-document body is data.
+    script = (
+        "echo $(trtexec --fp16)\n"
+        'X=$(ssh host "trtexec_safe --useCudaGraph")\n'
+        "for f in a b; do\n  trtexec --restricted \\\n    --safe\ndone\n"
+        "cat <<EOF\ntrtexec --int8\nEOF\n"
+    )
+    facts = analyse_shell(script, "s.sh")
+    assert [(f.line, f.rule) for f in facts.findings] == [
+        (1, "precision-flags-removed-11x"),
+        (2, "no-op-flag"),
+        (4, "restricted-removed-11x"),
+    ]
+
+
+def test_attribute_macros_of_the_scan_are_blanked_before_parsing(tmp_path: Path) -> None:
+    from trtsafe_lab.migrate.cpp_macros import attribute_macros, blank_macros
+
+    (tmp_path / "api.h").write_text(
+        '#define MYAPI __attribute__((visibility("default")))\n'
+        "#define MY_DEPRECATED(why) [[deprecated(why)]]\n"
+    )
+    source = (
+        '#include "api.h"\nclass MYAPI Graph {};\n'
+        'MY_DEPRECATED("old") MYAPI void f() { createTRTGraph(g, b, n, *recorder, true); }\n'
+    )
+    (tmp_path / "app.cpp").write_text(source)
+    assert [(f.line, f.rule) for f in check_paths([tmp_path])] == [(3, "companion-so-missing")]
+    macros = attribute_macros([(tmp_path / "api.h").read_bytes()])
+    assert macros == {"MYAPI": False, "MY_DEPRECATED": True}
+    blanked = blank_macros(source.encode(), macros)
+    assert len(blanked) == len(source) and blanked.count(b"\n") == source.count("\n")
+    assert b"MYAPI" not in blanked.split(b"\n", 1)[1] and b'"old"' not in blanked
+    # alone, app.cpp does not know MYAPI: a partly parsed file
+    assert "file-unparsable" in {f.rule for f in check_paths([tmp_path / "app.cpp"])}

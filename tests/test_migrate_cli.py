@@ -40,7 +40,7 @@ def test_warnings_alone_exit_0(tmp_path: Path, capsys: pytest.CaptureFixture[str
     script.write_text("trtexec_safe --loadEngine=/opt/a.engine --useCudaGraph\n")
     code, out, _ = run(capsys, str(script))
     assert code == 0
-    assert f"{script}:1  warning  trtexec-safe-deprecated-flag" in out
+    assert f"{script}:1  warning  no-op-flag" in out
     assert "fix: Drop the flag" in out
 
 
@@ -54,7 +54,7 @@ def test_table_lists_file_line_rule_and_fix(capsys: pytest.CaptureFixture[str]) 
 def test_missing_path_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, str(tmp_path / "nope"))
     assert code == 2
-    assert "no such file" in err.lower()  # refused up front by the CLI path check
+    assert "no such file" in err.lower()
 
 
 def test_unreadable_file_exits_2_and_is_listed(
@@ -64,7 +64,10 @@ def test_unreadable_file_exits_2_and_is_listed(
     (tmp_path / "build.sh").write_text("trtexec --fp16\n")
     code, out, _ = run(capsys, str(tmp_path), "--format", "json")
     assert code == 2
-    assert {f["rule"] for f in json.loads(out)} == {"file-unreadable", "precision-flags-removed"}
+    assert {f["rule"] for f in json.loads(out)} == {
+        "file-unreadable",
+        "precision-flags-removed-11x",
+    }
 
 
 def test_findings_frame_matches_the_cli(capsys: pytest.CaptureFixture[str]) -> None:
@@ -81,13 +84,13 @@ def test_rules_frame_lists_the_issue_rule_ids() -> None:
         "companion-so-missing",
         "companion-so-relative",
         "companion-so-not-shipped",
-        "restricted-removed",
-        "engine-so-needs-safe",
-        "precision-flags-removed",
+        "restricted-removed-11x",
+        "companion-so-needs-safe",
+        "precision-flags-removed-11x",
         "safe-build-api",
         "safety-scope-noop",
         "network-supported-not-a-gate",
-        "trtexec-safe-deprecated-flag",
+        "no-op-flag",
         "aux-streams-unregistered",
         "aux-streams-destroyed-early",
         "remote-autotuning-overlay",
@@ -114,7 +117,7 @@ def test_demo_writes_the_example_findings(tmp_path: Path) -> None:
     assert {
         "companion-so-missing",
         "companion-so-not-shipped",
-        "precision-flags-removed",
+        "precision-flags-removed-11x",
         "safe-build-api",
         "aux-streams-unregistered",
     } <= set(table["rule"])
@@ -151,3 +154,18 @@ def test_missing_tree_sitter_names_the_migrate_extra(
         cpp_tree._parser.cache_clear()
     assert code == 2
     assert "trtsafe-lab[migrate]" in err
+
+
+def test_a_file_name_that_is_not_utf8_is_printed_escaped(tmp_path: Path) -> None:
+    import io
+    import os
+
+    from trtsafe_lab.migrate import check_paths
+    from trtsafe_lab.migrate.cli import write_table
+
+    (tmp_path / os.fsdecode(b"bad\xff.sh")).write_text("trtexec --fp16\n")
+    findings = check_paths([tmp_path])
+    assert [Path(f.file).name for f in findings] == ["bad\\xff.sh"]
+    strict = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict")
+    write_table(findings, strict)  # a strict UTF-8 stdout must not raise
+    strict.flush()

@@ -31,6 +31,9 @@ _EXTRAS: dict[str, tuple[str, str]] = {
     "matplotlib": ("", "matplotlib is a core dependency; reinstall trtsafe-lab."),
     "tree_sitter": ("migrate", ""),
     "tree_sitter_cpp": ("migrate", ""),
+    "tree_sitter_cuda": ("migrate", ""),
+    "tree_sitter_bash": ("migrate", ""),
+    "tree_sitter_cmake": ("migrate", ""),
     "yaml": ("migrate", "The migration checker reads CI YAML with PyYAML."),
 }
 

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from trtsafe_lab._optional import available
+from trtsafe_lab.errors import UsageError
 from trtsafe_lab.migrate.ci_yaml import YamlSyntaxError, analyse_yaml
-from trtsafe_lab.migrate.cmake import CMakeSyntaxError, analyse_cmake
-from trtsafe_lab.migrate.commands import CommandFacts, unshipped_companions
+from trtsafe_lab.migrate.cmake import analyse_cmake
+from trtsafe_lab.migrate.commands import CommandFacts, PartialParse, unshipped_companions
+from trtsafe_lab.migrate.limits import MAX_FILE_BYTES, InputLimitError
 from trtsafe_lab.migrate.makefile import analyse_makefile, analyse_shell
 from trtsafe_lab.migrate.python_ast import analyse_python
 from trtsafe_lab.migrate.rules import ERROR, FINDING_COLUMNS, MigrationFinding, make_finding
@@ -19,10 +24,35 @@ if TYPE_CHECKING:
 
 
 def _read(path: Path, shown: str) -> tuple[bytes | None, MigrationFinding | None]:
+    """The file's bytes, or the finding that says why it is not checked.
+
+    Only regular files are opened (a FIFO would block, ``/dev/zero`` never ends), and only up
+    to :data:`~trtsafe_lab.migrate.limits.MAX_FILE_BYTES`.
+    """
     try:
-        data = path.read_bytes()
+        # O_NONBLOCK: opening a FIFO does not wait for a writer; fstat then judges what was
+        # opened (no window between a check and the open).
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        try:
+            info = os.fstat(fd)
+        except OSError:
+            os.close(fd)
+            raise
+        if not stat.S_ISREG(info.st_mode):
+            os.close(fd)
+            detail = (
+                "not a regular file (a folder, FIFO, device or socket); only regular files "
+                "are read"
+            )
+            return None, make_finding("file-unreadable", shown, 0, detail)
+        with os.fdopen(fd, "rb") as handle:
+            if info.st_size > MAX_FILE_BYTES:
+                return None, _too_large(shown, info.st_size)
+            data = handle.read(MAX_FILE_BYTES + 1)
     except OSError as err:
         return None, make_finding("file-unreadable", shown, 0, f"cannot read: {err.strerror}")
+    if len(data) > MAX_FILE_BYTES:  # grew after stat
+        return None, _too_large(shown, len(data))
     if b"\x00" in data[:8192]:
         return None, make_finding("file-unreadable", shown, 0, "binary content (NUL bytes)")
     try:
@@ -33,8 +63,19 @@ def _read(path: Path, shown: str) -> tuple[bytes | None, MigrationFinding | None
     return data, None
 
 
-def analyse_file(path: Path, shown: str | None = None, kind: str | None = None) -> CommandFacts:
-    """Findings and facts for one file; ``shown`` is the name findings report (default: path).
+def _too_large(shown: str, size: int) -> MigrationFinding:
+    detail = f"{size:,} bytes, over the {MAX_FILE_BYTES // 2**20} MiB limit; not checked"
+    return make_finding("file-over-limit", shown, 0, detail)
+
+
+def analyse_file(
+    path: Path,
+    shown: str | None = None,
+    kind: str | None = None,
+    macros: dict[str, bool] | None = None,
+) -> CommandFacts:
+    """Findings and facts for one file; ``shown`` is the name findings report (default: path);
+    ``macros`` the attribute-like C/C++ macros of the scan (default: the file's own).
 
     Unreadable files give a ``file-unreadable`` finding; files that do not parse give
     ``file-unparsable``; neither raises.
@@ -49,7 +90,7 @@ def analyse_file(path: Path, shown: str | None = None, kind: str | None = None) 
         if kind == "cpp":
             from trtsafe_lab.migrate.cpp import analyse_cpp
 
-            return analyse_cpp(data, shown)
+            return analyse_cpp(data, shown, macros)
         if kind == "python":
             return analyse_python(text, shown)
         if kind == "shell":
@@ -63,31 +104,77 @@ def analyse_file(path: Path, shown: str | None = None, kind: str | None = None) 
     except SyntaxError as err:
         detail = f"Python syntax error: {err.msg}"
         return CommandFacts(
-            findings=[make_finding("file-unparsable", shown, err.lineno or 0, detail)])
-    except (CMakeSyntaxError, YamlSyntaxError) as err:
+            findings=[make_finding("file-unparsable", shown, err.lineno or 0, detail)]
+        )
+    except YamlSyntaxError as err:
         detail = f"{kind} syntax error: {err}"
         return CommandFacts(findings=[make_finding("file-unparsable", shown, err.line, detail)])
+    except InputLimitError as err:
+        return CommandFacts(
+            findings=[make_finding("file-over-limit", shown, err.line, f"{err}; not checked")]
+        )
+    except RecursionError:
+        # Backstop: every front end bounds its own nesting; this turns one that was missed into
+        # a finding (Python's recursion limit bounds the work) instead of a traceback.
+        detail = "nesting deeper than the checker follows (Python's recursion limit); not checked"
+        return CommandFacts(findings=[make_finding("file-over-limit", shown, 0, detail)])
     detail = "not a kind of file the checker reads (C/C++, Python, shell, Makefile, CMake, YAML)"
     return CommandFacts(findings=[make_finding("file-unparsable", shown, 0, detail)])
 
 
-def iter_files(paths: Iterable[str | Path]) -> list[tuple[Path, bool]]:
-    """(file, named explicitly) for every path; folders are walked.
+def display_name(path: Path) -> str:
+    """``path`` as text that any output can print: bytes of a file name that are not UTF-8
+    (kept by Python as surrogates) are shown as ``\\xff`` escapes instead of failing to encode."""
+    return os.fsencode(path).decode("utf-8", errors="backslashreplace")
 
-    Raises FileNotFoundError naming the first path that does not exist.
+
+def iter_files(paths: Iterable[str | Path]) -> list[tuple[Path, bool]]:
+    """(file, named explicitly) for every path; folders are walked (symlinked folders inside
+    are not followed, so a link loop ends).
+
+    Raises FileNotFoundError naming the first path that does not exist, and
+    :class:`~trtsafe_lab.errors.UsageError` for an empty path or one the system cannot look up
+    (name too long, a symbolic-link loop, no permission).
     """
     out: list[tuple[Path, bool]] = []
     for item in paths:
+        if not str(item):
+            raise UsageError("an empty path was given; name a file or folder ('.' for here)")
         path = Path(item)
-        if path.is_dir():
-            out.extend((found, False) for found in walk(path))
-        elif path.exists():
-            out.append((path, True))
-        else:
+        try:
+            info = path.stat()
+        except FileNotFoundError:
             raise FileNotFoundError(
-                f"{path}: no such file or folder; give source files, build scripts or folders"
-            )
+                f"{display_name(path)}: no such file or folder; give source files, build "
+                "scripts or folders"
+            ) from None
+        except OSError as err:
+            raise UsageError(
+                f"{display_name(path)}: cannot be looked up ({err.strerror}); give an existing "
+                "file or folder"
+            ) from err
+        if stat.S_ISDIR(info.st_mode):
+            out.extend((found, False) for found in walk(path))
+        else:
+            out.append((path, True))  # not a regular file: _read reports it
     return out
+
+
+def scan_macros(files: list[Path]) -> dict[str, bool] | None:
+    """Attribute-like macros defined in the C/C++ files of a scan (``TRT_DEPRECATED`` in
+    NvInferRuntimeBase.h blanks it in NvInfer.h too); None when tree-sitter is missing (the C/C++
+    front end then reports that itself)."""
+    sources = [f for f in files if file_kind(f) == "cpp"]
+    if not sources or not available("tree_sitter_cpp"):
+        return None
+    from trtsafe_lab.migrate.cpp_macros import attribute_macros, define_lines
+
+    heads: list[bytes] = []
+    for path in sources:
+        data, problem = _read(path, str(path))
+        if data is not None and problem is None:
+            heads.append(define_lines(data))
+    return attribute_macros(heads)
 
 
 def check_paths(paths: Iterable[str | Path]) -> list[MigrationFinding]:
@@ -96,9 +183,12 @@ def check_paths(paths: Iterable[str | Path]) -> list[MigrationFinding]:
     ``companion-so-not-shipped`` is decided last: an engine counts as a safe engine when its
     name says so or when any file of the scan builds safe engines or uses the safety runtime.
     """
+    files = [path for path, _ in iter_files(paths)]
+    macros = scan_macros(files)
     results: list[tuple[str, CommandFacts]] = []
-    for path, _ in iter_files(paths):
-        results.append((str(path), analyse_file(path)))
+    for path in files:
+        shown = display_name(path)
+        results.append((shown, analyse_file(path, shown, macros=macros)))
     safety = any(facts.safety for _, facts in results)
     companions: dict[str, str] = {}
     for _, facts in results:
@@ -107,7 +197,32 @@ def check_paths(paths: Iterable[str | Path]) -> list[MigrationFinding]:
     for shown, facts in results:
         findings.update(facts.findings)
         findings.update(unshipped_companions(shown, facts.ship_steps, companions, safety))
+    findings.update(partly_parsed([f for _, facts in results for f in facts.partial]))
     return sorted(findings, key=lambda f: (f.file, f.line, f.rule, f.message))
+
+
+def partly_parsed(notices: list[PartialParse], shown: int = 8) -> list[MigrationFinding]:
+    """``file-unparsable`` for files parsed only in part: one finding per scan.
+
+    A single such file gets its own finding at its first error. Several give one finding,
+    placed at the first of them, that lists up to ``shown`` files with their first error line
+    and number of places, so that macro-heavy headers (NVIDIA's own) do not drown a report.
+    """
+    if not notices:
+        return []
+    notices = sorted(notices, key=lambda n: (n.file, n.line))
+    first = notices[0]
+    if len(notices) == 1:
+        detail = f"{first.language} syntax not understood at line {first.line}"
+        detail += f" ({first.places} place(s))"
+        return [make_finding("file-unparsable", first.file, first.line, detail)]
+    listed = [f"{n.file}:{n.line} ({n.places} place(s))" for n in notices]
+    more = f" and {len(listed) - shown} more" if len(listed) > shown else ""
+    detail = (
+        f"syntax not understood in {len(notices)} files (tree-sitter recovered and checked the "
+        "rest of each): " + ", ".join(listed[:shown]) + more
+    )
+    return [make_finding("file-unparsable", first.file, first.line, detail)]
 
 
 def has_errors(findings: Iterable[MigrationFinding]) -> bool:

@@ -13,6 +13,13 @@ from typing import Any
 
 from trtsafe_lab._optional import require
 from trtsafe_lab.migrate.commands import CommandFacts, make_ship_step
+from trtsafe_lab.migrate.limits import (
+    MAX_NESTING,
+    MAX_YAML_ALIASES,
+    MAX_YAML_NODES,
+    ExpansionBudget,
+    InputLimitError,
+)
 from trtsafe_lab.migrate.makefile import analyse_commands
 from trtsafe_lab.migrate.shell import parse_shell
 from trtsafe_lab.migrate.words import Variables, Word, split_value
@@ -103,12 +110,82 @@ def _visit(node: Node, variables: Variables, path: str, facts: CommandFacts) -> 
             _visit(value, variables, path, facts)
 
 
+def _check_events(text: str) -> None:
+    """Refuse, before composing, YAML nested deeper than MAX_NESTING or with more than
+    MAX_YAML_ALIASES alias references (PyYAML's event parser is iterative; its composer is not)."""
+    yaml = require("yaml", feature=FEATURE)
+    depth = aliases = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        line = event.start_mark.line + 1
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_NESTING:
+                raise InputLimitError(f"YAML collections nested over {MAX_NESTING} deep", line)
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+        elif isinstance(event, yaml.AliasEvent):
+            aliases += 1
+            if aliases > MAX_YAML_ALIASES:
+                raise InputLimitError(f"over {MAX_YAML_ALIASES:,} YAML alias references", line)
+
+
+def _children(node: Node) -> list[Node]:
+    yaml = require("yaml", feature=FEATURE)
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+def check_expansion(root: Node) -> None:
+    """Refuse a composed document whose aliases, expanded, give more than MAX_YAML_NODES nodes
+    or nesting deeper than MAX_NESTING (a "billion laughs"), or that refers to itself.
+
+    Counts without expanding: each node's expanded size and depth are computed once (by
+    identity), bottom up, without recursion.
+    """
+    sizes: dict[int, tuple[int, int]] = {}  # id -> (expanded nodes, depth)
+    open_: set[int] = set()
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        line = node.start_mark.line + 1
+        if done:
+            open_.discard(key)
+            parts = [sizes[id(child)] for child in _children(node)]
+            total = 1 + sum(size for size, _ in parts)
+            depth = 1 + max((d for _, d in parts), default=0)
+            if total > MAX_YAML_NODES:
+                detail = f"YAML aliases expand to over {MAX_YAML_NODES:,} nodes"
+                raise InputLimitError(detail, line)
+            if depth > MAX_NESTING:
+                raise InputLimitError(f"YAML aliases nest over {MAX_NESTING} deep", line)
+            sizes[key] = (total, depth)
+            continue
+        if key in sizes:
+            continue
+        open_.add(key)
+        stack.append((node, True))
+        for child in _children(node):
+            if id(child) in open_:
+                raise InputLimitError("a YAML alias refers to its own anchor (a cycle)", line)
+            if id(child) not in sizes:
+                stack.append((child, False))
+
+
 def analyse_yaml(text: str, path: str) -> CommandFacts:
-    """Findings for a CI YAML file (raises :class:`YamlSyntaxError` when it is not YAML)."""
+    """Findings for a CI YAML file (raises :class:`YamlSyntaxError` when it is not YAML and
+    :class:`~trtsafe_lab.migrate.limits.InputLimitError` when it is over a limit)."""
     yaml = require("yaml", feature=FEATURE)
     facts = CommandFacts()
     try:
+        _check_events(text)
         documents = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+        for document in documents:
+            if document is not None:
+                check_expansion(document)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         what = ", ".join(
@@ -117,7 +194,9 @@ def analyse_yaml(text: str, path: str) -> CommandFacts:
             if part
         )
         raise YamlSyntaxError(what or str(err), mark.line + 1 if mark else 1) from err
+    budget = ExpansionBudget()
     for document in documents:
         if document is not None:
-            _visit(document, Variables(), path, facts)
+            _visit(document, Variables(budget=budget), path, facts)
+    facts.findings.extend(budget.findings(path))
     return facts

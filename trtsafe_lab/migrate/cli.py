@@ -1,7 +1,8 @@
 """``trtsafe-lab migrate PATH... [--format table|json]``.
 
 Exit codes: 0 no error-severity finding; 1 one or more; 2 an input could not be read (a path that
-does not exist, or a file that cannot be read as text).
+does not exist, a file that cannot be read as text or is not a regular file) or was over one of
+the checker's limits (size, expansion, YAML aliases, nesting: ``file-over-limit``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from trtsafe_lab.migrate.check import check_paths, has_errors
 from trtsafe_lab.migrate.rules import ERROR, MigrationFinding
 
 UNREADABLE = "file-unreadable"
+OVER_LIMIT = "file-over-limit"
 
 
 def write_json(findings: Sequence[MigrationFinding], out: TextIO) -> None:
@@ -39,7 +41,7 @@ def write_table(findings: Sequence[MigrationFinding], out: TextIO) -> None:
 
 
 def exit_code(findings: Sequence[MigrationFinding]) -> int:
-    if any(f.rule == UNREADABLE for f in findings):
+    if any(f.rule in (UNREADABLE, OVER_LIMIT) for f in findings):
         return 2
     return 1 if has_errors(findings) else 0
 
@@ -59,7 +61,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="find 10.x-only code and build steps before moving to TensorRT 11.x safety",
         description="Check C/C++, Python, shell, Makefiles, CMake and CI YAML (folders are "
         "walked) for TensorRT 10.x safety usage that breaks on 11.x. Exit 0: no error; 1: "
-        "errors found; 2: an input could not be read.",
+        "errors found; 2: an input could not be read or was over a size/expansion/nesting "
+        "limit.",
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="files or folders to check")
     parser.add_argument(

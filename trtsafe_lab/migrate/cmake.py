@@ -1,6 +1,7 @@
 """CMake files -> findings.
 
-A small CMake lexer (commands, quoted / bracket / unquoted arguments, comments, lines) feeds:
+The maintained ``tree-sitter-cmake`` grammar (the ``migrate`` extra) gives commands with quoted /
+bracket / unquoted arguments, comments of both kinds and lines; this module feeds:
 ``set`` / ``list(APPEND)`` variables; ``execute_process``, ``add_custom_command`` and
 ``add_custom_target`` COMMAND lines (checked as command lines, including ``cmake -E copy``);
 ``install(FILES|PROGRAMS ...)`` and ``file(COPY|INSTALL ...)`` as ship steps.
@@ -8,9 +9,12 @@ A small CMake lexer (commands, quoted / bracket / unquoted arguments, comments, 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Any
 
-from trtsafe_lab.migrate.commands import CommandFacts, analyse_command, make_ship_step
+from trtsafe_lab._optional import require
+from trtsafe_lab.migrate.commands import CommandFacts, PartialParse, analyse_command, make_ship_step
 from trtsafe_lab.migrate.words import Variables, Word, expand_cmake
 
 _COMMAND_END = {
@@ -27,14 +31,8 @@ _INSTALL_END = {
     "EXCLUDE_FROM_ALL", "TYPE", "FILES_MATCHING", "PATTERN", "REGEX", "USE_SOURCE_PERMISSIONS",
     "FILE_PERMISSIONS", "NO_SOURCE_PERMISSIONS", "FOLLOW_SYMLINK_CHAIN",
 }  # fmt: skip
-
-
-class CMakeSyntaxError(ValueError):
-    """The CMake text could not be split into commands."""
-
-    def __init__(self, message: str, line: int) -> None:
-        super().__init__(message)
-        self.line = line
+Node = Any  # tree_sitter.Node
+FEATURE = "Checking CMake files for 10.x -> 11.x migration"
 
 
 @dataclass(frozen=True)
@@ -51,110 +49,91 @@ class Invocation:
     args: tuple[Argument, ...]
 
 
-def _bracket_close(text: str, i: int) -> tuple[str, int] | None:
-    """For ``[==[`` at ``i``: (closing ``]==]``, index after the opening), else None."""
-    j = i + 1
-    while j < len(text) and text[j] == "=":
-        j += 1
-    if j < len(text) and text[j] == "[":
-        return "]" + "=" * (j - i - 1) + "]", j + 1
-    return None
+@lru_cache(maxsize=1)
+def _parser() -> Any:
+    tree_sitter = require("tree_sitter", feature=FEATURE)
+    grammar = require("tree_sitter_cmake", feature=FEATURE)
+    return tree_sitter.Parser(tree_sitter.Language(grammar.language()))
 
 
-def _skip_blank(text: str, i: int, line: int) -> tuple[int, int]:
-    """Skip whitespace, line comments and ``#[[...]]`` bracket comments from ``i``; return the
-    next index and line. CMake allows both kinds of comment between commands and arguments."""
-    n = len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "\n":
-            line += 1
-            i += 1
-        elif ch.isspace():
-            i += 1
-        elif ch == "#":
-            bracket = _bracket_close(text, i + 1) if i + 1 < n and text[i + 1] == "[" else None
-            if bracket:
-                end = text.find(bracket[0], bracket[1])
-                end = n if end < 0 else end + len(bracket[0])
-                line += text.count("\n", i, end)
-                i = end
-            else:
-                end = text.find("\n", i)
-                i = n if end < 0 else end
+def _source(node: Node) -> str:
+    return bytes(node.text).decode("utf-8", errors="replace")
+
+
+def _line(node: Node) -> int:
+    return int(node.start_point[0]) + 1
+
+
+def _unescape_quoted(text: str) -> str:
+    """A quoted argument's text: a backslash before a double quote, a backslash, a dollar or a
+    semicolon is dropped (the checker reads the list-separator escape as text); a backslash before
+    a newline joins the lines."""
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        if text[i] == "\\" and i + 1 < len(text):
+            nxt = text[i + 1]
+            if nxt == "\n":
+                i += 2  # a line continuation inside quotes
+                continue
+            out.append(nxt if nxt in '"\\$;' else text[i : i + 2])
+            i += 2
         else:
-            break
-    return i, line
+            out.append(text[i])
+            i += 1
+    return "".join(out)
 
 
-def lex(text: str) -> list[Invocation]:
-    """Split CMake ``text`` into command invocations with their arguments and lines."""
+def _argument(node: Node) -> Argument | None:
+    (inner,) = node.named_children or (None,)
+    if inner is None:
+        return None
+    if inner.type == "quoted_argument":
+        element = next((c for c in inner.named_children if c.type == "quoted_element"), None)
+        text = _unescape_quoted(_source(element)) if element is not None else ""
+        return Argument(text, _line(inner), True)
+    if inner.type == "bracket_argument":
+        content = next((c for c in inner.named_children if c.type.endswith("_content")), None)
+        return Argument(_source(content) if content is not None else "", _line(inner), True)
+    return Argument(_source(inner), _line(inner), False)
+
+
+def lex(text: str) -> tuple[list[Invocation], PartialParse | None]:
+    """CMake ``text`` as command invocations (lower-case names) with their arguments and lines,
+    from the ``tree-sitter-cmake`` grammar; commands inside ``if``/``foreach``/``function``/...
+    bodies included, in source order. The second item notes where the grammar had to recover
+    from a syntax error (None for a clean parse); the rest is still returned."""
+    root = _parser().parse(text.encode("utf-8")).root_node
     out: list[Invocation] = []
-    i, line, n = 0, 1, len(text)
-    while True:
-        i, line = _skip_blank(text, i, line)
-        if i >= n:
-            break
-        ch = text[i]
-        if ch.isalpha() or ch == "_":
-            j = i
-            while j < n and (text[j].isalnum() or text[j] == "_"):
-                j += 1
-            name, start_line = text[i:j].lower(), line
-            while j < n and text[j] in " \t":
-                j += 1
-            if j >= n or text[j] != "(":
-                raise CMakeSyntaxError(f"expected '(' after {text[i:j].strip()}", line)
-            args, i, line = _arguments(text, j + 1, line)
-            out.append(Invocation(name, start_line, tuple(args)))
-        else:
-            raise CMakeSyntaxError(f"unexpected character {ch!r}", line)
-    return out
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "normal_command":
+            name = next((c for c in node.children if c.type == "identifier"), None)
+            arg_list = next((c for c in node.children if c.type == "argument_list"), None)
+            args = [] if arg_list is None else arg_list.named_children
+            parsed = [a for a in (_argument(n) for n in args if n.type == "argument") if a]
+            if name is not None:
+                out.append(Invocation(_source(name).lower(), _line(node), tuple(parsed)))
+            continue
+        stack.extend(reversed(node.children))
+    return out, _partial(root)
 
 
-def _arguments(text: str, i: int, line: int) -> tuple[list[Argument], int, int]:
-    args: list[Argument] = []
-    depth, n = 0, len(text)
-    while True:
-        i, line = _skip_blank(text, i, line)
-        if i >= n:
-            break
-        ch = text[i]
-        if ch == ")":
-            if depth == 0:
-                return args, i + 1, line
-            depth -= 1
-            i += 1
-        elif ch == "(":
-            depth += 1
-            i += 1
-        elif ch == '"':
-            j, start = i + 1, line
-            buf: list[str] = []
-            while j < n and text[j] != '"':
-                if text[j] == "\\" and j + 1 < n:
-                    buf.append(text[j + 1] if text[j + 1] in '"\\$;' else text[j : j + 2])
-                    j += 2
-                    continue
-                if text[j] == "\n":
-                    line += 1
-                buf.append(text[j])
-                j += 1
-            args.append(Argument("".join(buf), start, True))
-            i = j + 1
-        elif ch == "[" and (bracket := _bracket_close(text, i)):
-            end = text.find(bracket[0], bracket[1])
-            end = n if end < 0 else end
-            args.append(Argument(text[bracket[1] : end], line, True))
-            line += text.count("\n", i, end)
-            i = end + len(bracket[0])
-        else:
-            j = i
-            while j < n and not text[j].isspace() and text[j] not in '()"#':
-                j += 2 if text[j] == "\\" else 1
-            args.append(Argument(text[i:j], line, False))
-            i = j
-    raise CMakeSyntaxError("unclosed '(' at end of file", line)
+def _partial(root: Node) -> PartialParse | None:
+    if not root.has_error:
+        return None
+    errors = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            errors.append(node)
+        stack.extend(node.children)
+    if not errors:
+        return None
+    first = min(_line(n) for n in errors)
+    return PartialParse("", first, len(errors), "CMake")
 
 
 def _expand(arg: Argument, variables: Variables) -> list[Word]:
@@ -180,10 +159,14 @@ def _groups(words: list[Word], start: str, end: set[str]) -> list[list[Word]]:
 
 
 def analyse_cmake(text: str, path: str) -> CommandFacts:
-    """Findings for a CMakeLists.txt or ``*.cmake`` file (raises :class:`CMakeSyntaxError`)."""
+    """Findings for a CMakeLists.txt or ``*.cmake`` file; a syntax error is noted in
+    ``CommandFacts.partial`` and the rest of the file is still checked."""
     variables = Variables({"CMAKE_COMMAND": [Word("cmake", 0)]})
     facts = CommandFacts()
-    for call in lex(text):
+    calls, partial = lex(text)
+    if partial is not None:
+        facts.partial.append(replace(partial, file=path))
+    for call in calls:
         words = [w for arg in call.args for w in _expand(arg, variables)]
         if call.name == "set" and words:
             values = [w for w in words[1:] if w.text not in ("PARENT_SCOPE", "CACHE")]
@@ -205,4 +188,5 @@ def analyse_cmake(text: str, path: str) -> CommandFacts:
                 step = make_ship_step(shipped, f"{call.name}({mode})")
                 if step:
                     facts.ship_steps.append(step)
+    facts.findings.extend(variables.budget.findings(path))
     return facts

@@ -44,6 +44,16 @@ class ShipStep:
     libraries: tuple[Word, ...]
 
 
+@dataclass(frozen=True)
+class PartialParse:
+    """A file tree-sitter parsed only in part: where the first error is and how many."""
+
+    file: str
+    line: int  # 1-based line of the first syntax error
+    places: int  # number of error / missing nodes
+    language: str  # "C++", "CUDA" or "CMake"
+
+
 @dataclass
 class CommandFacts:
     """What one file (or one command) showed: findings, ship steps, declared companion .so
@@ -53,9 +63,13 @@ class CommandFacts:
     ship_steps: list[ShipStep] = field(default_factory=list)
     companions: dict[str, str] = field(default_factory=dict)  # engine path -> companion .so
     safety: bool = False  # a safe build or safe runtime was seen
+    # Files parsed only in part (tree-sitter recovered and checked the rest): a scan turns these
+    # into one ``file-unparsable`` finding, not one per file.
+    partial: list[PartialParse] = field(default_factory=list)
 
     def extend(self, other: CommandFacts) -> None:
         self.findings.extend(other.findings)
+        self.partial.extend(other.partial)
         self.ship_steps.extend(other.ship_steps)
         self.companions.update(other.companions)
         self.safety = self.safety or other.safety
@@ -109,12 +123,12 @@ def _check_trtexec(argv: list[Word], name: str, file: str, facts: CommandFacts) 
     for opt, value, word in options:
         if opt == "restricted":
             facts.findings.append(
-                make_finding("restricted-removed", file, word.line, "--restricted")
+                make_finding("restricted-removed-11x", file, word.line, "--restricted")
             )
         elif opt in PRECISION_FLAGS and (value is None or opt == "calib"):
             facts.findings.append(
                 make_finding(
-                    "precision-flags-removed",
+                    "precision-flags-removed-11x",
                     file,
                     word.line,
                     f"{name} --{opt} (11.x: {REMOVED_PRECISION_FLAGS[opt]})",
@@ -123,13 +137,13 @@ def _check_trtexec(argv: list[Word], name: str, file: str, facts: CommandFacts) 
         elif opt in COMPANION_SO_FLAGS and name == TRTEXEC and "safe" not in names:
             facts.findings.append(
                 make_finding(
-                    "engine-so-needs-safe", file, word.line, f"trtexec --{opt} without --safe"
+                    "companion-so-needs-safe", file, word.line, f"trtexec --{opt} without --safe"
                 )
             )
         elif opt in SAFE_DEPRECATED_FLAGS and name == TRTEXEC_SAFE:
             facts.findings.append(
                 make_finding(
-                    "trtexec-safe-deprecated-flag",
+                    "no-op-flag",
                     file,
                     word.line,
                     f"trtexec_safe --{opt} ({DEPRECATED_SAFE_FLAGS[opt]})",

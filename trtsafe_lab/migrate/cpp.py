@@ -16,10 +16,12 @@ from trtsafe_lab.migrate.commands import (
     TRTEXEC,
     TRTEXEC_SAFE,
     CommandFacts,
+    PartialParse,
     analyse_command,
     program_name,
     remote_paths_outside_overlay,
 )
+from trtsafe_lab.migrate.cpp_macros import attribute_macros, blank_macros
 from trtsafe_lab.migrate.cpp_streams import aux_destroyed_early, aux_unregistered, error_exit
 from trtsafe_lab.migrate.cpp_tree import Node, SourceFile
 from trtsafe_lab.migrate.rules import MigrationFinding, make_finding
@@ -160,11 +162,15 @@ def _safe_build(file: SourceFile) -> list[MigrationFinding]:
 
 
 def _safety_scope(file: SourceFile) -> list[MigrationFinding]:
+    """Uses of ``kSAFETY_SCOPE``; its declaration (an ``enumerator``, as in NvInfer.h) is not
+    a use."""
     lines = sorted(
         {
             t.line(n)
             for n in t.walk(file.root)
-            if n.type == "identifier" and t.text(n) == "kSAFETY_SCOPE"
+            if n.type == "identifier"
+            and t.text(n) == "kSAFETY_SCOPE"
+            and (n.parent is None or n.parent.type != "enumerator")
         }
     )
     return [make_finding("safety-scope-noop", file.path, n, "kSAFETY_SCOPE") for n in lines]
@@ -208,11 +214,19 @@ def _early_reject(call: Node, function: Node) -> bool:
     return error_exit(consequence)
 
 
+def _forwards(call: Node, function: Node) -> bool:
+    """True when ``function`` is the API's own forwarding wrapper of the same name, as in
+    NvInfer.h: ``bool isNetworkSupported(...) { return mImpl->isNetworkSupported(...); }``."""
+    declarator = function.child_by_field_name("declarator")
+    inner = declarator.child_by_field_name("declarator") if declarator is not None else None
+    return t.last_name(inner) == t.callee_name(call)
+
+
 def _network_supported(file: SourceFile) -> list[MigrationFinding]:
     out: list[MigrationFinding] = []
     for call in file.by_name("isNetworkSupported"):
         function = t.enclosing_function(call)
-        if function is None or _early_reject(call, function):
+        if function is None or _early_reject(call, function) or _forwards(call, function):
             continue
         reason = ""
         decl = t.has_ancestor(call, {"init_declarator", "assignment_expression"}, function)
@@ -293,20 +307,21 @@ def _safety_evidence(file: SourceFile) -> bool:
     return False
 
 
-def analyse_cpp(source: bytes, path: str) -> CommandFacts:
-    """All C/C++ findings for one source file (``path`` is what findings report)."""
-    file = SourceFile(source, path)
+def analyse_cpp(source: bytes, path: str, macros: dict[str, bool] | None = None) -> CommandFacts:
+    """All C/C++ findings for one source file (``path`` is what findings report).
+
+    ``macros``: attribute-like macros to blank before parsing (see
+    :mod:`trtsafe_lab.migrate.cpp_macros`; a scan passes those of all its sources), by default
+    those the file defines itself.
+    """
+    if macros is None:
+        macros = attribute_macros([source])
+    file = SourceFile(blank_macros(source, macros), path)
     facts = CommandFacts(safety=_safety_evidence(file))
     error = t.first_error(file.root)
     if error is not None:
-        facts.findings.append(
-            make_finding(
-                "file-unparsable",
-                path,
-                error[0],
-                f"C++ syntax not understood at line {error[0]} ({error[1]} place(s))",
-            )
-        )
+        language = "CUDA" if t.dialect_of(path) == "cuda" else "C++"
+        facts.partial.append(PartialParse(path, error[0], error[1], language))
     for rule in (
         _create_graph,
         _safe_build,

@@ -1,7 +1,10 @@
 """Small helpers over a tree-sitter C++ syntax tree (the ``migrate`` extra).
 
-tree-sitter and its C++ grammar are imported lazily through
-:func:`trtsafe_lab._optional.require`, so importing the checker does not need them.
+tree-sitter and its grammars are imported lazily through :func:`trtsafe_lab._optional.require`,
+so importing the checker does not need them. CUDA sources (``.cu``, ``.cuh``) are parsed with
+the ``tree-sitter-cuda`` grammar, a superset of ``tree-sitter-cpp`` that knows ``__global__``,
+``__device__`` and ``kernel<<<grid, block, shmem, stream>>>(...)`` launches; its node types are
+the C++ grammar's, so every rule works on both.
 """
 
 from __future__ import annotations
@@ -17,16 +20,26 @@ Node = Any  # tree_sitter.Node (kept loose: tree-sitter is an optional dependenc
 FEATURE = "Checking C/C++ sources for 10.x -> 11.x migration"
 
 
-@lru_cache(maxsize=1)
-def _parser() -> Any:
+CUDA_SUFFIXES = frozenset({".cu", ".cuh"})
+_GRAMMARS = {"cpp": "tree_sitter_cpp", "cuda": "tree_sitter_cuda"}
+
+
+def dialect_of(path: str) -> str:
+    """``"cuda"`` for ``.cu`` / ``.cuh`` files, else ``"cpp"``."""
+    dot = path.rfind(".")
+    return "cuda" if dot >= 0 and path[dot:].lower() in CUDA_SUFFIXES else "cpp"
+
+
+@lru_cache(maxsize=2)
+def _parser(dialect: str) -> Any:
     tree_sitter = require("tree_sitter", feature=FEATURE)
-    grammar = require("tree_sitter_cpp", feature=FEATURE)
+    grammar = require(_GRAMMARS[dialect], feature=FEATURE)
     return tree_sitter.Parser(tree_sitter.Language(grammar.language()))
 
 
-def parse(source: bytes) -> Node:
-    """The root node of ``source`` parsed as C++ (tree-sitter is error tolerant)."""
-    return _parser().parse(source).root_node
+def parse(source: bytes, dialect: str = "cpp") -> Node:
+    """The root node of ``source`` parsed as C++ or CUDA (tree-sitter is error tolerant)."""
+    return _parser(dialect).parse(source).root_node
 
 
 def text(node: Node) -> str:
@@ -66,20 +79,30 @@ def callee_name(call: Node) -> str:
     return last_name(call.child_by_field_name("function"))
 
 
+_WRAPPERS = ("pointer_expression", "parenthesized_expression", "reference_expression")
+
+
+def _unwrap(node: Node) -> Node | None:
+    return node.child_by_field_name("argument") or (
+        node.named_children[-1] if node.named_children else None
+    )
+
+
 def last_name(node: Node) -> str:
-    """The rightmost identifier of a name, field access or qualified name."""
-    if node is None:
-        return ""
-    kind = node.type
-    if kind in ("identifier", "field_identifier", "type_identifier", "namespace_identifier"):
-        return text(node)
-    if kind == "field_expression":
-        return last_name(node.child_by_field_name("field"))
-    if kind in ("qualified_identifier", "template_function", "template_method"):
-        return last_name(node.child_by_field_name("name"))
-    if kind in ("pointer_expression", "parenthesized_expression", "reference_expression"):
-        inner = node.child_by_field_name("argument") or node.named_children[-1]
-        return last_name(inner)
+    """The rightmost identifier of a name, field access or qualified name (a loop, not
+    recursion: nesting depth is the input's to choose)."""
+    while node is not None:
+        kind = node.type
+        if kind in ("identifier", "field_identifier", "type_identifier", "namespace_identifier"):
+            return text(node)
+        if kind == "field_expression":
+            node = node.child_by_field_name("field")
+        elif kind in ("qualified_identifier", "template_function", "template_method"):
+            node = node.child_by_field_name("name")
+        elif kind in _WRAPPERS:
+            node = _unwrap(node)
+        else:
+            return ""
     return ""
 
 
@@ -100,28 +123,26 @@ def arguments(call: Node) -> list[Node]:
 
 def root_name(node: Node) -> str:
     """The variable an expression is about: ``*config`` / ``config.get()`` / ``aux[i]`` ->
-    ``config`` / ``config`` / ``aux``; ``this->mConfig`` -> ``mConfig``."""
-    if node is None:
-        return ""
-    kind = node.type
-    if kind in ("identifier", "field_identifier"):
-        return text(node)
-    if kind == "field_expression":
-        base = node.child_by_field_name("argument")
-        if base is not None and base.type == "this":
-            return last_name(node.child_by_field_name("field"))
-        return root_name(base)
-    if kind in ("pointer_expression", "parenthesized_expression", "reference_expression"):
-        inner = node.child_by_field_name("argument") or (
-            node.named_children[-1] if node.named_children else None
-        )
-        return root_name(inner)
-    if kind == "subscript_expression":
-        return root_name(node.child_by_field_name("argument"))
-    if kind == "call_expression":
-        return root_name(receiver(node))
-    if kind == "qualified_identifier":
-        return last_name(node)
+    ``config`` / ``config`` / ``aux``; ``this->mConfig`` -> ``mConfig`` (a loop, not recursion)."""
+    while node is not None:
+        kind = node.type
+        if kind in ("identifier", "field_identifier"):
+            return text(node)
+        if kind == "field_expression":
+            base = node.child_by_field_name("argument")
+            if base is not None and base.type == "this":
+                return last_name(node.child_by_field_name("field"))
+            node = base
+        elif kind in _WRAPPERS:
+            node = _unwrap(node)
+        elif kind == "subscript_expression":
+            node = node.child_by_field_name("argument")
+        elif kind == "call_expression":
+            node = receiver(node)
+        elif kind == "qualified_identifier":
+            return last_name(node)
+        else:
+            return ""
     return ""
 
 
@@ -191,7 +212,7 @@ class SourceFile:
 
     def __init__(self, source: bytes, path: str) -> None:
         self.path = path
-        self.root = parse(source)
+        self.root = parse(source, dialect_of(path))
         self.calls = list(calls(self.root))
         self.defs = definitions(self.root)
 

@@ -29,7 +29,10 @@ def analyse_commands(commands: list[list[Word]], path: str) -> CommandFacts:
 
 def analyse_shell(text: str, path: str, first_line: int = 1) -> CommandFacts:
     """Findings for a shell script (or any shell snippet starting at ``first_line``)."""
-    return analyse_commands(parse_shell(text, first_line), path)
+    variables = Variables()
+    facts = analyse_commands(parse_shell(text, first_line, variables), path)
+    facts.findings.extend(variables.budget.findings(path))
+    return facts
 
 
 def _logical_make_lines(text: str) -> list[tuple[int, str]]:
@@ -119,7 +122,7 @@ def analyse_makefile(text: str, path: str) -> CommandFacts:
             if in_rule:
                 recipe = "\n".join(part.lstrip("\t") for part in logical.split("\n"))
                 recipe = protect_make_refs(recipe.lstrip("@-+ "))
-                commands = parse_shell(recipe, start, Variables(), expand)
+                commands = parse_shell(recipe, start, Variables(budget=make_vars.budget), expand)
                 facts.extend(analyse_commands(commands, path))
             continue
         stripped = "\n".join(part.split("#", 1)[0] for part in logical.split("\n")).strip()
@@ -142,4 +145,5 @@ def analyse_makefile(text: str, path: str) -> CommandFacts:
         in_rule = ":" in stripped
         if in_rule:
             rule_vars = _rule_variables(protect_make_refs(stripped), start, make_vars)
+    facts.findings.extend(make_vars.budget.findings(path))
     return facts

@@ -22,6 +22,7 @@ from trtsafe_lab.migrate.commands import (
     make_ship_step,
     remote_paths_outside_overlay,
 )
+from trtsafe_lab.migrate.limits import MAX_VARIABLE_WORDS, ExpansionBudget
 from trtsafe_lab.migrate.rules import make_finding
 from trtsafe_lab.migrate.shell import parse_shell
 from trtsafe_lab.migrate.words import Word
@@ -57,13 +58,25 @@ def _own_nodes(scope: Scope) -> list[ast.AST]:
 class _Scope:
     """Names bound in one function (or the module) to string/list values, in source order."""
 
-    def __init__(self, scope: Scope, parent: _Scope | None) -> None:
+    def __init__(self, scope: Scope, parent: _Scope | None, budget: ExpansionBudget) -> None:
         self.nodes = _own_nodes(scope)
         self.parent = parent
         self.lists: dict[str, list[Word]] = {}
+        self.budget = budget  # shared by the file's scopes: bounds the work of resolving
+        self._bound: dict[tuple[str, int], list[Word] | None] = {}
 
     def resolve(self, node: ast.AST, before: int) -> list[Word] | None:
-        """Words of a string / list expression, or None when unknown."""
+        """Words of a string / list expression, or None when unknown (or over the budget)."""
+        words = self._resolve(node, before)
+        if words is None or len(words) <= 1:
+            return words
+        line = getattr(node, "lineno", 0)
+        if len(words) > MAX_VARIABLE_WORDS:
+            self.budget.stop(f"a list would hold over {MAX_VARIABLE_WORDS:,} words", line)
+            return None
+        return words if self.budget.charge(len(words), line) else None
+
+    def _resolve(self, node: ast.AST, before: int) -> list[Word] | None:
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             return [Word(node.value, node.lineno)]
         if isinstance(node, ast.JoinedStr):
@@ -102,6 +115,15 @@ class _Scope:
         return None
 
     def binding(self, name: str, before: int) -> list[Word] | None:
+        """The words last bound to ``name`` before line ``before`` (remembered per name/line)."""
+        key = (name, before)
+        if key not in self._bound:
+            self._bound[key] = (
+                self._binding(name, before) if self.budget.charge(len(self.nodes), before) else None
+            )
+        return self._bound[key]
+
+    def _binding(self, name: str, before: int) -> list[Word] | None:
         value: list[Word] | None = None
         for node in self.nodes:
             if getattr(node, "lineno", 0) >= before:
@@ -261,9 +283,10 @@ def analyse_python(text: str, path: str) -> CommandFacts:
     """Findings for one Python file (raises :class:`SyntaxError` when it does not parse)."""
     tree = ast.parse(text, filename=path)
     facts = CommandFacts()
-    module = _Scope(tree, None)
+    budget = ExpansionBudget()
+    module = _Scope(tree, None, budget)
     scopes = [module] + [
-        _Scope(node, module)
+        _Scope(node, module, budget)
         for node in ast.walk(tree)
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
     ]
@@ -276,4 +299,5 @@ def analyse_python(text: str, path: str) -> CommandFacts:
             facts.safety = facts.safety or _name(node.value) == "EngineCapability"
     for scope in scopes:
         _scope_rules(scope, path, facts)
+    facts.findings.extend(budget.findings(path))
     return facts

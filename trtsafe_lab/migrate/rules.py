@@ -66,14 +66,14 @@ _RULE_LIST: tuple[Rule, ...] = (
         "together.",
     ),
     Rule(
-        "restricted-removed",
+        "restricted-removed-11x",
         ERROR,
         "`trtexec --restricted`",
         "trtexec --restricted was removed in 11.x: trtexec exits with an error.",
         "Drop --restricted; use --safe (safety scope is enforced at build time).",
     ),
     Rule(
-        "engine-so-needs-safe",
+        "companion-so-needs-safe",
         ERROR,
         "`--saveEngineSo` / `--loadEngineSo` on a trtexec command without `--safe`",
         "--saveEngineSo / --loadEngineSo require --safe on trtexec; without it trtexec rejects "
@@ -81,7 +81,7 @@ _RULE_LIST: tuple[Rule, ...] = (
         "Add --safe to the trtexec command (or drop the companion .so flag for a standard engine).",
     ),
     Rule(
-        "precision-flags-removed",
+        "precision-flags-removed-11x",
         ERROR,
         "`--fp16 --int8 --bf16 --fp8 --int4 --best --calib` on trtexec",
         "this precision flag was removed in 11.x (networks are strongly typed); trtexec exits "
@@ -94,8 +94,8 @@ _RULE_LIST: tuple[Rule, ...] = (
         ERROR,
         "`buildSerializedNetwork` / `build_serialized_network` on a config set to the SAFETY "
         "capability",
-        "buildSerializedNetwork returns an error for safe builds in 11.x; a safe build produces "
-        "a safe engine and a companion .so.",
+        "from TensorRT 11.3 buildSerializedNetwork (also its kernel-text form) returns an error "
+        "for safe builds; a safe build produces a safe engine and a companion .so.",
         "C++: call buildSerializedSafeNetwork(network, config, emitKernelBlob) and save both "
         "getSerializedNetwork() and getCompanionSo(). Python (11.4 has no "
         "build_serialized_safe_network): run trtexec --safe --saveEngine=... --saveEngineSo=...",
@@ -119,11 +119,12 @@ _RULE_LIST: tuple[Rule, ...] = (
         "the answer and report its tactic failures.",
     ),
     Rule(
-        "trtexec-safe-deprecated-flag",
+        "no-op-flag",
         WARNING,
-        "`trtexec_safe --useCudaGraph` / `--separateProfileRun`",
-        "this trtexec_safe flag is deprecated in 11.x (CUDA graphs are on by default; the "
-        "separate profile run always happens); it is still accepted with a warning.",
+        "`trtexec_safe --useCudaGraph` / `--separateProfileRun` (no-ops in 11.x)",
+        "this trtexec_safe flag is deprecated and a no-op in 11.x (trtSafeExec.cpp: CUDA graphs "
+        "are on by default; the separate profile run always happens); it is still accepted "
+        "with a warning.",
         "Drop the flag (use --noCudaGraph to turn CUDA graphs off).",
     ),
     Rule(
@@ -131,12 +132,13 @@ _RULE_LIST: tuple[Rule, ...] = (
         ERROR,
         "`executeAsync` on a safety graph with no `getNbAuxStreams`/`setAuxStreams` and no "
         "evidence of `maxAuxStreams=0`",
-        "executeAsync runs a safety graph but no auxiliary streams are registered first; if "
-        "getNbAuxStreams() > 0, setAuxStreams must be given exactly that many distinct "
+        "executeAsync runs a safety graph but no auxiliary streams are registered first; when "
+        "getNbAuxStreams(n) reports n > 0, setAuxStreams must be given exactly n distinct "
         "non-default streams before the first executeAsync.",
-        "Query graph->getNbAuxStreams(n), create n non-blocking streams, call "
-        "graph->setAuxStreams(streams, n) during INIT, before executeAsync; or build with "
-        "maxAuxStreams=0 and assert getNbAuxStreams() == 0.",
+        "As NVIDIA's 11.1 samples do (samplesSafeCommon::setUpAuxStreamsOn): "
+        "graph->getNbAuxStreams(n), create n streams with cudaStreamCreateWithFlags(&s, "
+        "cudaStreamNonBlocking), graph->setAuxStreams(streams, n) before the first "
+        "executeAsync; or build with maxAuxStreams=0 and check that n == 0.",
     ),
     Rule(
         "aux-streams-destroyed-early",
@@ -164,6 +166,15 @@ _RULE_LIST: tuple[Rule, ...] = (
         "a file that cannot be read as text (permissions, binary content, bad encoding)",
         "the file could not be read as text, so it was not checked.",
         "Fix the permissions or encoding, or leave the file out of the paths given.",
+    ),
+    Rule(
+        "file-over-limit",
+        ERROR,
+        "a file over a resource limit: size, variable expansion, YAML aliases or nesting depth",
+        "the file exceeds a limit of the checker (sizes, expansions and nesting far beyond real "
+        "build files, as in a 'billion laughs' file), so it was not checked, or not completely.",
+        "Check the file by hand or split it; if it is genuine, pass the generated output "
+        "(e.g. the expanded commands) instead of the file that generates it.",
     ),
     Rule(
         "file-unparsable",

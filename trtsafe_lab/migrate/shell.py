@@ -1,215 +1,133 @@
 """Shell text -> simple commands (argv as :class:`Word` lists), with lines and variables.
 
-Handles what build and CI scripts use around ``trtexec``: comments, ``\\`` line continuations,
-quotes that span lines, here-documents (skipped), ``;`` ``&&`` ``||`` ``|`` lists, redirections,
-``if/then/do`` keywords, ``VAR=value`` and ``ARR=(...)`` assignments (remembered and expanded in
-later commands), ``export``/``local``, command wrappers (``sudo``, ``env``, ``timeout``...) and
-commands run through ``ssh host '...'``, ``adb shell '...'`` or ``bash -c '...'``.
-Tokenising is :mod:`shlex`; this is not a full shell.
+The syntax tree comes from the maintained ``tree-sitter-bash`` grammar (the ``migrate`` extra):
+comments, line continuations, quoting, here-documents (their bodies are data, not commands),
+``;`` ``&&`` ``||`` ``|`` lists, redirections, ``if``/``for``/``while`` bodies, ``$(...)``
+substitutions and functions are the grammar's business. This module only turns the tree into
+what the rules need: ``VAR=value`` / ``ARR=(...)`` / ``export``/``local`` assignments (remembered
+and expanded in later commands), command wrappers (``sudo``, ``env``, ``timeout``...) stripped,
+and commands run through ``ssh host '...'``, ``adb shell '...'`` or ``bash -c '...'`` parsed in
+turn.
 """
 
 from __future__ import annotations
 
-import io
-import re
 import shlex
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
 
+from trtsafe_lab._optional import require
+from trtsafe_lab.migrate.limits import MAX_NESTING
 from trtsafe_lab.migrate.words import Variables, Word, expand_shell, split_value
 
 Expander = Callable[[Word, Variables], list[Word]]
+Node = Any  # tree_sitter.Node
 
-_SEPARATORS = {";", "&&", "||", "|", "&", ";;", "|&", "(", ")", "{", "}", "\n"}
-_KEYWORDS = {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "esac"}
-_ASSIGN = re.compile(r"^(?P<name>[A-Za-z_]\w*)(?P<op>\+?=)(?P<value>.*)$", re.DOTALL)
-_DECLARERS = {"export", "local", "readonly", "declare", "typeset"}
-_HEREDOC = re.compile(r"<<-?\s*(['\"]?)(?P<tag>[A-Za-z_]\w*)\1")
+FEATURE = "Checking shell scripts for 10.x -> 11.x migration"
 _WRAPPERS_WITH_ARG = {"timeout": 1, "taskset": 1, "nice": 0, "ionice": 0, "stdbuf": 0}
 _WRAPPERS = {"sudo", "env", "time", "nohup", "exec", "command", "builtin", *_WRAPPERS_WITH_ARG}
 _SSH_OPTS_WITH_ARG = set("bcDEeFIiJLlmOopQRSWw")
+# Children of a command that are not its words.
+_NOT_WORDS = {"file_redirect", "heredoc_redirect", "herestring_redirect", "variable_assignment"}
+# Word-like nodes whose source text is kept as it is (expanded later, or opaque).
+_VERBATIM = {
+    "simple_expansion",
+    "expansion",
+    "command_substitution",
+    "arithmetic_expansion",
+    "process_substitution",
+}
 
 
-@dataclass(frozen=True)
-class LogicalLine:
-    """One logical shell line: continuations joined, comments removed; ``lines[i]`` is the
-    source line of ``text[i]``."""
-
-    text: str
-    lines: tuple[int, ...]
-
-    def line_at(self, index: int) -> int:
-        index = max(0, min(index, len(self.text) - 1))
-        while index > 0 and self.text[index].isspace():
-            index -= 1
-        return self.lines[index] if self.lines else 0
+@lru_cache(maxsize=1)
+def _parser() -> Any:
+    tree_sitter = require("tree_sitter", feature=FEATURE)
+    grammar = require("tree_sitter_bash", feature=FEATURE)
+    return tree_sitter.Parser(tree_sitter.Language(grammar.language()))
 
 
-def logical_lines(text: str, first_line: int = 1) -> Iterator[LogicalLine]:
-    """Yield logical lines of shell ``text`` whose first physical line is ``first_line``."""
-    chars: list[str] = []
-    lines: list[int] = []
-    quote = ""
-    depth = 0
-    heredoc: str | None = None
-    for offset, raw in enumerate(text.split("\n")):
-        number = first_line + offset
-        if heredoc is not None:
-            if raw.strip() == heredoc:
-                heredoc = None
-            continue
-        i = 0
-        continued = False
-        while i < len(raw):
-            ch = raw[i]
-            if quote:
-                if ch == "\\" and quote == '"' and i + 1 < len(raw):
-                    chars += [ch, raw[i + 1]]
-                    lines += [number, number]
-                    i += 2
-                    continue
-                if ch == quote:
-                    quote = ""
-            elif ch in "'\"":
-                quote = ch
-            elif ch == "\\":
-                if i + 1 == len(raw):
-                    continued = True
-                    chars.append(" ")
-                    lines.append(number)
-                    break
-                chars += [ch, raw[i + 1]]
-                lines += [number, number]
-                i += 2
-                continue
-            elif ch == "#" and (i == 0 or raw[i - 1].isspace() or raw[i - 1] in ";&|("):
-                break
-            elif ch == "(" and i > 0 and raw[i - 1] == "=":
-                depth += 1
-            elif ch == ")" and depth:
-                depth -= 1
-            chars.append(ch)
-            lines.append(number)
-            i += 1
-        if continued:
-            continue
-        if quote or depth:
-            chars.append("\n" if quote else " ")
-            lines.append(number)
-            continue
-        match = _HEREDOC.search("".join(chars))
-        if match:
-            heredoc = match.group("tag")
-        if "".join(chars).strip():
-            yield LogicalLine("".join(chars), tuple(lines))
-        chars, lines = [], []
-    if "".join(chars).strip():
-        yield LogicalLine("".join(chars), tuple(lines))
+def _source(node: Node) -> str:
+    return bytes(node.text).decode("utf-8", errors="replace")
 
 
-def _tokens(logical: LogicalLine) -> list[Word]:
-    """shlex tokens of one logical line, each with the line its last character is on."""
-    stream = io.StringIO(logical.text)
-    lexer = shlex.shlex(stream, posix=True, punctuation_chars=";&|()<>")
-    lexer.whitespace_split = True
-    lexer.commenters = ""
-    out: list[Word] = []
-    while True:
-        token = lexer.get_token()
-        if token is None or token == lexer.eof:
-            break
-        position = stream.tell()  # just past the token (and maybe one separator)
-        out.append(Word(token, logical.line_at(position - 1)))
-    return out
-
-
-def _split_commands(tokens: list[Word]) -> Iterator[list[Word]]:
-    current: list[Word] = []
+def _unescape(text: str, special: str | None = None) -> str:
+    """Drop the backslash of ``\\x`` (outside quotes: any x; in double quotes: only ``special``)."""
+    out: list[str] = []
     i = 0
-    while i < len(tokens):
-        word = tokens[i]
-        text = word.text
-        # ARR=( a b c ) assignment: keep the parenthesised words with the assignment.
-        if (
-            text.endswith("=")
-            and _ASSIGN.match(text)
-            and i + 1 < len(tokens)
-            and tokens[i + 1].text == "("
-        ):
-            j = i + 2
-            members = [Word(text + "(", word.line)]
-            while j < len(tokens) and tokens[j].text != ")":
-                members.append(tokens[j])
-                j += 1
-            current.extend([*members, Word(")", word.line)])
-            i = j + 1
-            continue
-        if text in _SEPARATORS:
-            if current:
-                yield current
-            current = []
-        elif set(text) <= set("<>&|") and ("<" in text or ">" in text):
-            if current and current[-1].text.isdigit():
-                current.pop()
-            i += 2  # the redirection and its target
-            continue
-        elif not current and text in _KEYWORDS:
-            pass
+    while i < len(text):
+        if text[i] == "\\" and i + 1 < len(text) and (special is None or text[i + 1] in special):
+            if text[i + 1] != "\n":  # a line continuation joins
+                out.append(text[i + 1])
+            i += 2
         else:
-            current.append(word)
-        i += 1
-    if current:
-        yield current
+            out.append(text[i])
+            i += 1
+    return "".join(out)
 
 
-def _assignment(command: list[Word], variables: Variables, expand: Expander) -> bool:
-    """Record ``VAR=value`` / ``ARR=(...)`` commands; True when the command only assigns.
+def word_text(node: Node) -> str:
+    """The text a shell word stands for, quotes removed and ``$X`` references kept for
+    expansion (single-quoted text included, as shlex did)."""
+    kind = node.type
+    if kind in _VERBATIM:
+        return _source(node)
+    if kind == "raw_string":
+        return _source(node)[1:-1]
+    if kind == "ansi_c_string":
+        return _source(node)[2:-1]
+    if kind in ("string", "translated_string"):
+        inner = node.named_children
+        if kind == "translated_string":
+            inner = [c for n in inner for c in n.named_children]
+        return "".join(
+            _unescape(_source(c), '"\\$`') if c.type == "string_content" else word_text(c)
+            for c in inner
+        )
+    if kind == "concatenation":
+        return "".join(word_text(c) for c in node.children)
+    if kind == "command_name":
+        return "".join(word_text(c) for c in node.children)
+    return _unescape(_source(node))
 
-    ``VAR=value program ...`` (an environment prefix) records nothing and returns False.
-    """
-    if command[0].text in _DECLARERS:
-        words = [w for w in command[1:] if not w.text.startswith("-")]
-    elif _ASSIGN.match(command[0].text):
-        words = command
+
+def _word(node: Node) -> Word:
+    return Word(word_text(node), int(node.start_point[0]) + 1)
+
+
+def _assign(node: Node, variables: Variables, expand: Expander) -> None:
+    """Record one ``variable_assignment`` (``X=v``, ``X+=v``, ``X=(a b)``)."""
+    name_node = node.child_by_field_name("name")
+    value = node.child_by_field_name("value")
+    if name_node is None or name_node.type != "variable_name":
+        return  # X[i]=v: a subscript assignment, not tracked
+    appending = any(c.type == "+=" for c in node.children)
+    words: list[Word] = []
+    if value is not None and value.type == "array":
+        for item in value.named_children:
+            if item.type != "comment":
+                words.extend(expand(_word(item), variables))
+    elif value is not None:
+        line = int(value.start_point[0]) + 1
+        for part in split_value(word_text(value), line):
+            words.extend(expand(part, variables))
+    name = _source(name_node)
+    if appending:
+        variables.append(name, words)
     else:
-        return False
-    pending: list[tuple[str, str, list[Word]]] = []
-    i = 0
-    while i < len(words):
-        match = _ASSIGN.match(words[i].text)
-        if not match:
-            return False
-        name, op, value = match.group("name"), match.group("op"), match.group("value")
-        new: list[Word] = []
-        if value == "(":
-            j = i + 1
-            while j < len(words) and words[j].text != ")":
-                new.extend(expand(words[j], variables))
-                j += 1
-            i = j + 1
-        else:
-            for part in split_value(value, words[i].line) if value else []:
-                new.extend(expand(part, variables))
-            i += 1
-        pending.append((name, op, new))
-    for name, op, new in pending:
-        if op == "+=":
-            variables.append(name, new)
-        else:
-            variables.set(name, new)
-    return bool(pending)
+        variables.set(name, words)
 
 
 def _strip_wrappers(argv: list[Word]) -> list[Word]:
     i = 0
     while i < len(argv):
         text = argv[i].text
-        if _ASSIGN.match(text):
-            i += 1
-        elif text in _WRAPPERS:
+        if text in _WRAPPERS:
             i += 1 + _WRAPPERS_WITH_ARG.get(text, 0)
             while i < len(argv) and argv[i].text.startswith("-"):
                 i += 1
+            while i < len(argv) and "=" in argv[i].text and argv[i].text[0].isalpha():
+                i += 1  # env NAME=value ...
         else:
             break
     return argv[i:]
@@ -231,37 +149,72 @@ def _remote_command(argv: list[Word]) -> list[Word] | None:
     return None
 
 
+def _statements(root: Node) -> Iterator[Node]:
+    """Commands and assignments in source order (pre-order; here-document bodies skipped)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type in ("command", "variable_assignment", "declaration_command"):
+            yield node
+        if node.type != "heredoc_body":
+            stack.extend(reversed(node.children))
+
+
 def parse_shell(
     text: str,
     first_line: int = 1,
     variables: Variables | None = None,
     expand: Expander = expand_shell,
+    _depth: int = 0,
 ) -> list[list[Word]]:
     """Simple commands in shell ``text``, variables expanded, wrappers stripped.
 
     ``variables`` (changed in place) carries assignments from earlier text, e.g. earlier lines of
-    the same CI job. Each command is a list of words; ``argv[0]`` is the program.
+    the same CI job. Each command is a list of words; ``argv[0]`` is the program. Lines are
+    counted from ``first_line``.
     """
     variables = variables if variables is not None else Variables()
+    root = _parser().parse(text.encode("utf-8")).root_node
+    offset = first_line - 1
     commands: list[list[Word]] = []
-    for logical in logical_lines(text, first_line):
-        try:
-            tokens = _tokens(logical)
-        except ValueError:  # unbalanced quote: shlex cannot split it
-            tokens = [Word(part, logical.line_at(0)) for part in logical.text.split()]
-        for command in _split_commands(tokens):
-            if _assignment(command, variables, expand):
-                continue
-            argv: list[Word] = []
-            for word in _strip_wrappers(command):
-                argv.extend(expand(word, variables))
-            if not argv:
-                continue
-            remote = _remote_command(argv)
-            if remote:
-                inner = " ".join(w.text if " " in w.text else shlex.quote(w.text) for w in remote)
-                for sub in parse_shell(inner, remote[0].line, variables, expand):
-                    commands.append([Word(w.text, remote[0].line) for w in sub])
-                continue
-            commands.append(argv)
+    for node in _statements(root):
+        if node.type == "variable_assignment":
+            if node.parent is not None and node.parent.type != "command":
+                _assign(node, variables, _shifted(expand, offset))
+            continue
+        if node.type == "declaration_command":
+            for child in node.named_children:
+                if child.type == "variable_assignment":
+                    _assign(child, variables, _shifted(expand, offset))
+            continue
+        words = [
+            _moved(_word(child), offset)
+            for child in node.named_children
+            if child.type not in _NOT_WORDS and child.type != "comment"
+        ]
+        argv: list[Word] = []
+        for word in _strip_wrappers(words):
+            argv.extend(expand(word, variables))
+        if not argv:
+            continue
+        remote = _remote_command(argv)
+        if remote and _depth < MAX_NESTING:
+            inner = " ".join(w.text if " " in w.text else shlex.quote(w.text) for w in remote)
+            for sub in parse_shell(inner, remote[0].line, variables, expand, _depth + 1):
+                commands.append([Word(w.text, remote[0].line) for w in sub])
+            continue
+        commands.append(argv)
     return commands
+
+
+def _moved(word: Word, offset: int) -> Word:
+    return Word(word.text, word.line + offset, None if word.at is None else word.at + offset)
+
+
+def _shifted(expand: Expander, offset: int) -> Expander:
+    """``expand`` for words whose lines are still relative to the parsed text."""
+
+    def shifted(word: Word, variables: Variables) -> list[Word]:
+        return expand(_moved(word, offset), variables)
+
+    return shifted

@@ -11,6 +11,8 @@ import re
 import shlex
 from dataclasses import dataclass
 
+from trtsafe_lab.migrate.limits import MAX_VARIABLE_WORDS, ExpansionBudget
+
 _MAX_DEPTH = 8
 _MAX_WORDS = 2000
 
@@ -39,22 +41,36 @@ class Word:
 
 
 class Variables:
-    """Variable name -> list of words (each with its definition line)."""
+    """Variable name -> list of words (each with its definition line).
 
-    def __init__(self, values: dict[str, list[Word]] | None = None) -> None:
+    ``budget`` bounds what expansion may produce in one file; copies share it. A variable holds
+    at most :data:`~trtsafe_lab.migrate.limits.MAX_VARIABLE_WORDS` words (the budget records a cut).
+    """
+
+    def __init__(
+        self, values: dict[str, list[Word]] | None = None, budget: ExpansionBudget | None = None
+    ) -> None:
         self._values: dict[str, list[Word]] = dict(values or {})
+        self.budget = budget if budget is not None else ExpansionBudget()
+
+    def _capped(self, name: str, words: list[Word]) -> list[Word]:
+        if len(words) <= MAX_VARIABLE_WORDS:
+            return words
+        line = words[MAX_VARIABLE_WORDS].site
+        self.budget.stop(f"variable {name} would hold over {MAX_VARIABLE_WORDS:,} words", line)
+        return words[:MAX_VARIABLE_WORDS]
 
     def set(self, name: str, words: list[Word]) -> None:
-        self._values[name] = list(words)
+        self._values[name] = self._capped(name, list(words))
 
     def append(self, name: str, words: list[Word]) -> None:
-        self._values.setdefault(name, []).extend(words)
+        self._values[name] = self._capped(name, self._values.get(name, []) + list(words))
 
     def get(self, name: str) -> list[Word] | None:
         return self._values.get(name)
 
     def copy(self) -> Variables:
-        return Variables(self._values)
+        return Variables(self._values, self.budget)
 
 
 def split_value(text: str, line: int) -> list[Word]:
@@ -74,8 +90,10 @@ def _expand_with(
     active: frozenset[str] = frozenset(),
 ) -> list[Word]:
     """Expand ``word``; names in ``active`` (being expanded) stay literal, so ``X=$X more``
-    cannot recurse, and the result is capped at :data:`_MAX_WORDS` words."""
-    if depth > _MAX_DEPTH or "$" not in word.text:
+    cannot recurse, and the result is capped at :data:`_MAX_WORDS` words. Every character
+    produced is charged to ``variables.budget``; once it is spent, words stay unexpanded."""
+    budget = variables.budget
+    if depth > _MAX_DEPTH or "$" not in word.text or budget.exceeded:
         return [word]
 
     def lookup(match: re.Match[str]) -> tuple[str, list[Word] | None]:
@@ -92,6 +110,8 @@ def _expand_with(
             return [word]
         out: list[Word] = []
         for part in value:
+            if not budget.charge(len(part.text) + 1, word.site):
+                break
             out.extend(_expand_with(part, variables, pattern, depth + 1, active | {name}))
             if len(out) >= _MAX_WORDS:
                 break
@@ -104,8 +124,11 @@ def _expand_with(
         if value is None:
             default = match.groupdict().get("default")
             return default if default else match.group(0)
+        parts = value[:_MAX_WORDS]
+        if not budget.charge(sum(len(part.text) + 1 for part in parts), word.site):
+            return match.group(0)
         names.add(name)
-        return " ".join(part.text for part in value[:_MAX_WORDS])
+        return " ".join(part.text for part in parts)
 
     text = pattern.sub(substitute, word.text)
     if text == word.text:

@@ -9,6 +9,17 @@
     runner.run_stage("decode", 0, outputs)             # only when Operational, one at a time
     runner.deinitialize_graphs(); runner.deinitialize_resources()
 
+Each step stands for real ``nvinfer2::safe`` calls, in the order NVIDIA's safety samples make
+them (``samples/trtSafeExec/trtSafeExec.cpp``, ``samples/sampleSafeMNIST/sampleSafeMNISTInfer.cpp``,
+``samples/common/safeCommon.h`` of TensorRT 11.1; table and mapping in
+:mod:`trtsafe_lab.runtime.safe_api`): ``initialize`` = ``createTRTGraph`` (+ ``clone`` per
+thread), IO tensors and ``setIOTensorAddress``, ``setInputConsumedEvent``, and the aux streams
+as ``setUpAuxStreamsOn`` does it (``getNbAuxStreams(n)``, n non-blocking streams,
+``setAuxStreams(streams, n)`` before the first ``executeAsync``); ``prepare`` = warm-up
+``executeAsync`` + ``sync``; ``run_stage`` = ``executeAsync(stream)`` + ``sync()``;
+``deinitialize_graphs`` = final ``sync`` + ``destroyTRTGraph``; ``deinitialize_resources`` =
+``cudaStreamDestroy`` after the final sync. The trace's ``real_calls`` column names them.
+
 Every call returns a :class:`~trtsafe_lab.runtime.status.Status` and never raises for a rule
 violation or a CUDA error (wrap a call in
 :func:`~trtsafe_lab.runtime.status.raise_for_status` to raise).

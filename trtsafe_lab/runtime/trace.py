@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from trtsafe_lab.runtime.safe_api import real_calls_of
 from trtsafe_lab.runtime.states import State
 from trtsafe_lab.runtime.status import Status
 
@@ -25,9 +26,11 @@ COL_FATAL = "fatal"
 COL_DIAGNOSTIC = "diagnostic"
 COL_DURATION_MS = "duration_ms"
 COL_LEGAL_AFTER = "legal_after"
+COL_REAL_CALLS = "real_calls"
 TRACE_COLUMNS = (
     COL_SEQ, COL_ELAPSED_MS, COL_CALL, COL_STAGE, COL_SLOT, COL_STATE_BEFORE, COL_STATE_AFTER,
     COL_OUTCOME, COL_CATEGORY, COL_FATAL, COL_DIAGNOSTIC, COL_DURATION_MS, COL_LEGAL_AFTER,
+    COL_REAL_CALLS,
 )
 
 # Values of the outcome column.
@@ -35,6 +38,7 @@ OUTCOME_OK = "ok"  # the call did what it was asked
 OUTCOME_REFUSED = "refused"  # a rule refused it (non-fatal); nothing changed
 OUTCOME_FATAL = "fatal"  # this call hit a CUDA/TensorRT/executor error: containment begins
 OUTCOME_CONTAINED = "contained"  # refused with the retained fatal status
+REAL_OUTCOMES = (OUTCOME_OK, OUTCOME_FATAL)  # calls that did (start) their real work
 
 
 @dataclass
@@ -46,8 +50,10 @@ class Trace:
     -1), ``state_before``/``state_after`` (:class:`State` values), ``outcome`` (ok, refused,
     fatal, contained), ``category`` (status category), ``fatal`` (bool: the runner is in
     containment after this call), ``diagnostic`` (bounded text), ``duration_ms`` (wall time
-    of the call, host clock) and ``legal_after`` (the calls legal once it returned, joined
-    with ", ").
+    of the call, host clock), ``legal_after`` (the calls legal once it returned, joined
+    with ", ") and ``real_calls`` (the ``nvinfer2::safe`` / CUDA calls NVIDIA's 11.1 safety
+    samples make for this step, see :mod:`trtsafe_lab.runtime.safe_api`; empty for a refused
+    call, which stands for none).
     """
 
     _origin: float = field(default_factory=time.perf_counter)
@@ -82,6 +88,7 @@ class Trace:
             COL_DIAGNOSTIC: status.diagnostic,
             COL_DURATION_MS: (end - started) * 1e3,
             COL_LEGAL_AFTER: ", ".join(legal_after),
+            COL_REAL_CALLS: ", ".join(real_calls_of(call)) if outcome in REAL_OUTCOMES else "",
         })
 
     def __len__(self) -> int:
