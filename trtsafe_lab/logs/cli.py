@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from typing import Any
 
@@ -70,15 +69,13 @@ def _cli(args: argparse.Namespace) -> int:
 
 
 def _emit_no_failures(args: argparse.Namespace) -> None:
-    """What :func:`_emit` writes for an empty failure table, without importing pandas."""
-    try:
-        if args.format == "json":
-            sys.stdout.write(json.dumps({"failures": []}, indent=2) + "\n")
-        else:
-            sys.stdout.write("no failures found\n")
-        sys.stdout.flush()
-    except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    """What :func:`_emit` writes for an empty failure table, without importing pandas.
+    A closed output pipe (``| head``) is the top-level handler's (exit 141, like every command)."""
+    if args.format == "json":
+        sys.stdout.write(json.dumps({"failures": []}, indent=2) + "\n")
+    else:
+        sys.stdout.write("no failures found\n")
+    sys.stdout.flush()
 
 
 def _emit(kind: str, table: Any, args: argparse.Namespace) -> None:
@@ -86,22 +83,18 @@ def _emit(kind: str, table: Any, args: argparse.Namespace) -> None:
     from trtsafe_lab.logs.tables import flatten_for_csv, to_records
 
     out = sys.stdout
-    try:
-        if args.format == "json":
-            json.dump({kind: to_records(table)}, out, indent=2, ensure_ascii=False)
-            out.write("\n")
-        elif args.format == "csv":
-            flatten_for_csv(table).to_csv(out, index=False)
-        elif kind == "build_summary":
-            out.write(text_views.format_build_summary(table))
-        elif kind == "signatures":
-            out.write(text_views.format_signatures(table))
-        else:
-            out.write(text_views.format_failures(table, onnx=args.onnx is not None))
-        out.flush()
-    except BrokenPipeError:
-        # The reader (e.g. `| head`) closed the pipe: not an error of ours.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    if args.format == "json":
+        json.dump({kind: to_records(table)}, out, indent=2, ensure_ascii=False)
+        out.write("\n")
+    elif args.format == "csv":
+        flatten_for_csv(table).to_csv(out, index=False)
+    elif kind == "build_summary":
+        out.write(text_views.format_build_summary(table))
+    elif kind == "signatures":
+        out.write(text_views.format_signatures(table))
+    else:
+        out.write(text_views.format_failures(table, onnx=args.onnx is not None))
+    out.flush()
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
