@@ -124,8 +124,7 @@ def run_trtexec(
         warnings = [str(w) for w in enforce(command)]
         argv = command.argv()
         lines: list[str] = []
-        result = run_process(argv, lambda _stream, line: lines.append(line),
-                             timeout_s=timeout_s)
+        result = run_process(argv, _collector(lines), timeout_s=timeout_s)
         log = "\n".join(lines) + "\n"
         (tmp / "trtexec.log").write_text(log)
         if result.returncode != 0 or not (tmp / "run.timing.json").is_file():
@@ -175,7 +174,7 @@ def run_trtexec_safe(
     warnings = [str(w) for w in enforce(command)]
     argv = command.argv()
     final = out_dir / name
-    with staged_run_dir(out_dir, name) as tmp:
+    with staged_run_dir(out_dir, name, "trtexec-profile") as tmp:
         records: list[dict[str, float]] = []
         repeats: list[dict[str, Any]] = []
         avg_runs: set[int] = set()
