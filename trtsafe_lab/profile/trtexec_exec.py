@@ -27,7 +27,7 @@ from trtsafe_lab.profile.safe_summary import parse_safe_log
 from trtsafe_lab.profile.summary import parse_summary
 from trtsafe_lab.rundir import staged_run_dir, write_run_manifest
 from trtsafe_lab.trtexec.flag_table import load_table
-from trtsafe_lab.trtexec.options import TrtexecCommand, parse_flags
+from trtsafe_lab.trtexec.options import TrtexecCommand, parse_flags, tool_kind_of
 from trtsafe_lab.trtexec.rules import enforce
 from trtsafe_lab.trtexec.runner import run_process
 from trtsafe_lab.trtexec.version import TrtVersion, detect_version
@@ -74,7 +74,7 @@ def trtexec_command(
 
 def is_safe_tool(executable: str) -> bool:
     """True for trtexec_safe (by file name, as :class:`TrtexecCommand` decides)."""
-    return Path(executable).name.startswith("trtexec_safe")
+    return tool_kind_of(executable) == "trtexec_safe"
 
 
 def _safe_command(engine: Path, *, version: TrtVersion, executable: str,
