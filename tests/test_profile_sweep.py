@@ -31,6 +31,7 @@ from trtsafe_lab.profile.sweep import (
     sweep_table,
 )
 from trtsafe_lab.profile.workload import MixedWorkloadError
+from trtsafe_lab.rundir import load_run
 from trtsafe_lab.trtexec.options import TrtexecCommand, parse_flags
 from trtsafe_lab.trtexec.version import TrtVersion
 
@@ -134,6 +135,9 @@ def test_engine_family_sweep_through_the_builds_job(double_on_path: Path) -> Non
     assert table["workload"].nunique() == 1 and "model.onnx" in table["workload"].iloc[0]
     manifest = json.loads((profiles[0] / "manifest.json").read_text())
     assert manifest["sweep_setting"] == 0 and manifest["workload"]["shapes"] == "x:1x1x28x28"
+    # The build log added to each profile run is in its manifest, which still matches the folder.
+    assert "build.log" in {e["path"] for e in manifest["files"]}
+    assert all(load_run(p).verify() == [] for p in profiles)
 
 
 def test_cli_engine_sweep_and_runs_sweep(double_on_path: Path,
