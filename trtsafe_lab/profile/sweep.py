@@ -35,12 +35,11 @@ from trtsafe_lab.logs.columns import ACTIVATION_MEMORY_BYTES, AUX_STREAMS, MULTI
 from trtsafe_lab.profile.compare import compare_runs
 from trtsafe_lab.profile.identity import engine_record
 from trtsafe_lab.profile.loaders import Run, load_profile_run
-from trtsafe_lab.rundir import annotate_run
+from trtsafe_lab.rundir import LOG_NAME, annotate_run  # the sweep copies build.log in
 
 SWEEP_TABLE_COLUMNS = ("setting", "run", "workload", "aux_streams_used", "p50_ms", "p95_ms",
                        "p99_ms", "memory_bytes", "memory_source", "speedup", "speedup_ci_low",
                        "speedup_ci_high", "on_pareto_front")
-BUILD_LOG = "build.log"  # a build log copied into a profile run directory by the engine sweep
 def build_log_facts(text: str) -> dict[str, int | None]:
     """The aux-stream and memory facts a sweep needs from a build log, read by the logs job's
     build summary (:func:`trtsafe_lab.logs.build_summary.summarize_build`):
@@ -63,7 +62,7 @@ def _setting(run: Run) -> Any:
 
 
 def _build_facts(run: Run) -> dict[str, int | None]:
-    log = run.path / BUILD_LOG if run.path.is_dir() else None
+    log = run.path / LOG_NAME if run.path.is_dir() else None
     if log is None or not log.is_file():
         return {ACTIVATION_MEMORY_BYTES: None, AUX_STREAMS: None}
     return build_log_facts(log.read_text(errors="replace"))
@@ -172,7 +171,6 @@ def sweep_engine_family(command: Any, runs_dir: Path,
     build table with :data:`ENGINE_SWEEP_COLUMNS`). Failed builds stay in the build table and
     are not profiled."""
     from trtsafe_lab.profile.trtexec_exec import run_trtexec
-    from trtsafe_lab.rundir import LOG_NAME
     from trtsafe_lab.sweep import sweep_aux_streams as build_sweep
 
     onnx = command.value("onnx")
@@ -203,7 +201,7 @@ def sweep_engine_family(command: Any, runs_dir: Path,
                                version=command.version, executable=command.tool,
                                safe=command.is_safe, companion_so=Path(so) if so else None,
                                extra=profile_extra)
-        shutil.copyfile(Path(build["run_dir"]) / LOG_NAME, profiled / BUILD_LOG)
+        shutil.copyfile(Path(build["run_dir"]) / LOG_NAME, profiled / LOG_NAME)
         annotate_run(profiled, {
             "sweep_setting": row["setting"],
             "workload": engine_record(engine, shapes=command.value("shapes"),
