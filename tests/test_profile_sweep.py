@@ -10,6 +10,7 @@ timing cache, facts read from each build log - not what a real trtexec would mea
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -156,3 +157,15 @@ def test_cli_engine_sweep_and_runs_sweep(double_on_path: Path,
     assert bad.value.code == 2
     assert main(["profile", "sweep", "engines", "--trt-version", "10.16", "--",
                  "--saveEngine=n.engine"]) == 2  # no --onnx: nothing to compare engines by
+
+
+def test_runs_sweep_without_a_plot_needs_no_matplotlib() -> None:
+    # The table path of `profile sweep runs` reads the runs once and imports no view module.
+    runs = [str(r.path) for r in example_runs()["ref-b4-d8-g4x128-i4096"]]
+    code = ("import sys\nfrom trtsafe_lab.cli import main\n"
+            f"assert main(['profile', 'sweep', 'runs', *{runs!r}, '--format', 'csv']) == 0\n"
+            "assert 'matplotlib' not in sys.modules, 'matplotlib imported'\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                          text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("setting,run,workload")

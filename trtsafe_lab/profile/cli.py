@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -94,7 +95,9 @@ def _reference(args: argparse.Namespace) -> int:
     return 0
 
 
-def _show_sweep(table: Any, args: argparse.Namespace, where: str) -> None:
+def _show_sweep(table: Any, args: argparse.Namespace, where: Callable[[], str]) -> None:
+    """Print the sweep table; with ``--plot`` also write the Pareto plot titled ``where()``
+    (called only then: it may read the runs, and the plot needs matplotlib)."""
     if args.format == "json":
         print(table.to_json(orient="records", indent=1))
     elif args.format == "csv":
@@ -104,13 +107,18 @@ def _show_sweep(table: Any, args: argparse.Namespace, where: str) -> None:
     if args.plot:
         from trtsafe_lab.profile.plots_analysis import plot_pareto
 
-        plot_pareto(table, where=where).savefig(args.plot, dpi=110)
+        plot_pareto(table, where=where()).savefig(args.plot, dpi=110)
         print(f"wrote {args.plot}", file=sys.stderr)
+
+
+def _measured_where(runs: Any) -> str:
+    from trtsafe_lab.profile.plots import measured_where
+
+    return measured_where(runs)
 
 
 def _sweep_runs(args: argparse.Namespace) -> int:
     from trtsafe_lab.profile.loaders import ExportError, load_profile_run
-    from trtsafe_lab.profile.plots import measured_where
     from trtsafe_lab.profile.sweep import sweep_table
     from trtsafe_lab.profile.workload import MixedWorkloadError
 
@@ -121,13 +129,12 @@ def _sweep_runs(args: argparse.Namespace) -> int:
         raise
     except (ExportError, ValueError, FileNotFoundError) as err:
         raise UsageError(str(err)) from err
-    _show_sweep(table, args, measured_where(runs))
+    _show_sweep(table, args, lambda: _measured_where(runs))
     return 0
 
 
 def _sweep_reference(args: argparse.Namespace) -> int:
     from trtsafe_lab.profile.loaders import load_profile_run
-    from trtsafe_lab.profile.plots import measured_where
     from trtsafe_lab.profile.sweep import sweep_reference
 
     spec, timing = _spec_and_timing(args)
@@ -135,7 +142,7 @@ def _sweep_reference(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     table, paths = sweep_reference(spec, args.aux, timing, out,
                                    command=["trtsafe-lab", *sys.argv[1:]], trace=args.trace)
-    _show_sweep(table, args, measured_where([load_profile_run(p) for p in paths]))
+    _show_sweep(table, args, lambda: _measured_where([load_profile_run(p) for p in paths]))
     return 0
 
 
@@ -150,7 +157,7 @@ def _sweep_engines(args: argparse.Namespace) -> int:
     except (RuleViolation, ValueError) as err:
         raise UsageError(str(err)) from err
     print(builds.to_string(index=False), file=sys.stderr)
-    _show_sweep(table, args, f"{command.tool}, TensorRT {command.version}")
+    _show_sweep(table, args, lambda: f"{command.tool}, TensorRT {command.version}")
     return 0 if (builds["build_status"] == "passed").all() else 1
 
 
