@@ -307,3 +307,29 @@ def test_os_errors_after_the_checks_name_the_file(
     monkeypatch.setattr(runtime_cli, "register", register)
     assert main(["runtime-demo", "--cpu"]) == 2
     assert "/data/trace.csv: No space left on device" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, usage, hint", [
+    (["failures", "x.log", "--fromat", "json"], "trtsafe-lab failures", "did you mean --format?"),
+    (["profile", "compare", "r", "--plto", "a.png"], "trtsafe-lab profile compare",
+     "did you mean --plot?"),
+    (["build", "--dry-run", "--trt-version", "11.4", "--onnx=m.onnx"], "trtsafe-lab build",
+     "trtexec flags go after '--'"),
+])
+def test_unrecognized_options_are_reported_by_their_subcommand(
+        argv: list[str], usage: str, hint: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """A typo in an option printed the top-level usage and no hint (qa: `failures LOG
+    --fromat json`, `build --onnx=m.onnx` without '--')."""
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert f"usage: {usage}" in err and hint in err and "unrecognized arguments" in err, err
+
+
+def test_an_unknown_command_names_the_closest(capsys: pytest.CaptureFixture[str]) -> None:
+    """qa: `trtsafe-lab failure LOG` only listed the choices."""
+    with pytest.raises(SystemExit) as exc:
+        main(["failure", "x.log"])
+    assert exc.value.code == 2
+    assert "did you mean failures?" in capsys.readouterr().err

@@ -37,6 +37,7 @@ def test_wrong_value_kind_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 2 and "maxAuxStreams" in out
     code, out = dry_run(capsys, "--onnx=m.onnx", "--iterations=ten")
     assert code == 2 and "[flag-value-kind] --iterations" in out and "not an integer" in out
+    assert "needs an int value" in out, out  # qa: read "needs a int value"
     code, out = dry_run(capsys, "--onnx=m.onnx", "--profilingVerbosity=loud")
     assert code == 2 and "not one of layer_names_only" in out
 

@@ -262,3 +262,33 @@ def test_write_run_manifest_refuses_unknown_kinds_and_clashing_info(tmp_path: Pa
         rundir.write_run_manifest(tmp_path, "benchmark", "x")
     with pytest.raises(ValueError, match="own keys"):
         rundir.write_run_manifest(tmp_path, "profile", "x", {"files": []})
+
+
+def test_runs_without_a_runs_folder_says_there_are_none_yet(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """qa: a new user's first `trtsafe-lab runs` failed with "--runs runs: no such file or
+    folder" (exit 2) although nothing was wrong; a --runs DIR that is missing is still refused."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["runs"]) == 0
+    assert "no runs yet" in capsys.readouterr().out
+    assert main(["runs", "--runs", "elsewhere"]) == 2
+    assert "no such file or folder" in capsys.readouterr().err
+    (tmp_path / "runs").mkdir()
+    assert main(["runs"]) == 0
+    assert "no finished runs under runs" in capsys.readouterr().out
+
+
+def test_runs_command_prints_counts_as_integers_and_gaps_blank(
+        every_kind: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    """qa: with a run of another kind (or an unreadable one) beside a build, the build's
+    exit code and counts printed as 1.0 / 2.0 and every gap as NaN."""
+    runs = every_kind["build"].parent
+    broken = runs / "broken"
+    broken.mkdir()
+    (broken / "manifest.json").write_text('{"schema": 5')
+    assert main(["runs", "--runs", str(runs)]) == 0
+    out = capsys.readouterr().out
+    assert "NaN" not in out and "<NA>" not in out, out
+    build_line = next(line for line in out.splitlines() if every_kind["build"].name in line)
+    assert " 0.0 " not in build_line and " 0 " in build_line, build_line  # exit_code 0

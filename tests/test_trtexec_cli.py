@@ -145,3 +145,25 @@ def test_build_cli_reports_a_full_disk(
     assert main(["build", "--runs", "runs", "--", *SAFE_FLAGS]) == 1
     err = capsys.readouterr().err
     assert "No space left on device" in err and "partial log is kept" in err
+
+
+def test_a_tool_without_a_banner_asks_for_the_version_once(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """qa: the message said 'pass the version explicitly, e.g. --trt-version 11.4 Give it with
+    --trt-version X.Y (e.g. --trt-version 11.4).'"""
+    tool = tmp_path / "trtexec"  # a script that prints no TensorRT banner (not trtexec)
+    tool.write_text("#!/bin/sh\necho 'usage: trtexec [options]'\n")
+    tool.chmod(0o755)
+    assert main(["build", "--dry-run", "--tool", str(tool), "--", "--onnx=m.onnx"]) == 2
+    err = capsys.readouterr().err
+    assert "no '&&&& RUNNING" in err and err.count("--trt-version") == 1, err
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "nan"])
+def test_a_timeout_that_is_not_positive_is_refused(
+        value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """qa: `build --timeout 0` (or -5) started the build and stopped it at once as a timeout."""
+    assert main(["build", "--trt-version", "11.4", "--timeout", value, "--runs",
+                 str(tmp_path / "runs"), "--", "--onnx=m.onnx"]) == 2
+    assert "--timeout" in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists()

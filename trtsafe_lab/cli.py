@@ -15,6 +15,7 @@ the output pipe was closed (``... | head``).
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import os
 import sys
@@ -115,6 +116,47 @@ def _labels(parser: argparse.ArgumentParser, names: list[str]) -> dict[str, str]
                      else str(a.metavar or a.dest.upper())) for a in parser._actions}
 
 
+def _subparser(parser: argparse.ArgumentParser, names: list[str]) -> argparse.ArgumentParser:
+    """The parser of the subcommand reached through ``names`` (e.g. ["profile", "compare"])."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and names and names[0] in \
+                action.choices:
+            return _subparser(action.choices[names[0]], names[1:])
+    return parser
+
+
+def _unknown_command(argv: list[str]) -> str | None:
+    """The message for a first word that is no command (``failure`` -> did you mean
+    ``failures``?), or None when the first word is a command, an option or missing."""
+    word = next((a for a in argv if not a.startswith("-")), None)
+    if word is None or word in COMMANDS:
+        return None
+    close = difflib.get_close_matches(word, list(COMMANDS), n=2)
+    hint = f"did you mean {' or '.join(close)}? " if close else ""
+    return (f"{word!r} is not a trtsafe-lab command; {hint}"
+            f"the commands are {', '.join(COMMANDS)} (trtsafe-lab --help)")
+
+
+def _refuse_unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace,
+                         rest: list[str]) -> None:
+    """Report arguments the chosen subcommand does not know with that subcommand's usage,
+    the closest real options, and (for ``build``) where trtexec flags go; exits 2."""
+    action = getattr(args, f"{args.command.replace('-', '_')}_command", None) or ""
+    names = [args.command, *([action] if action else [])]
+    sub = _subparser(parser, names)
+    options = [o for a in sub._actions for o in a.option_strings if o.startswith("--")]
+    hints = []
+    for item in rest:
+        close = difflib.get_close_matches(item.split("=", 1)[0], options, n=2)
+        if close:
+            hints.append(f"{item}: did you mean {' or '.join(close)}?")
+    if args.command == "build" and any(item.startswith("-") for item in rest):
+        hints.append("trtexec flags go after '--': trtsafe-lab build [--dry-run] ... -- "
+                     "--onnx=model.onnx --safe ...")
+    hints.append(f"see trtsafe-lab {' '.join(names)} --help")
+    sub.error(f"unrecognized arguments: {' '.join(rest)} ({'; '.join(hints)})")
+
+
 def check_paths(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
     """Validate the path arguments of the chosen command (UsageError naming the bad one)."""
     from trtsafe_lab import paths
@@ -158,6 +200,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     _reconfigure_streams()
     top, _ = _top_parser()
+    unknown = _unknown_command(argv)
+    if unknown:
+        top.error(unknown)
     known, _rest = top.parse_known_args(argv)
     if known.command is None:
         top.print_help()
@@ -166,7 +211,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     where = f"trtsafe-lab {known.command}"
     try:
         parser = command_parser(known.command)
-        args = parser.parse_args(argv)
+        args, rest = parser.parse_known_args(argv)
+        if rest:
+            _refuse_unrecognized(parser, args, rest)
         if not hasattr(args, "func"):
             top.print_help()
             return 2

@@ -30,11 +30,14 @@ def _version(args: argparse.Namespace) -> tuple[TrtVersion, str]:
     try:
         tool_path = resolve_tool(args.tool)
         return detect_version(tool_path), f"detected from {tool_path}"
-    except (FileNotFoundError, VersionDetectionError) as err:
+    except FileNotFoundError as err:
         raise UsageError(
             f"cannot tell which TensorRT version the rules apply to: {err} "
             "Give it with --trt-version X.Y (e.g. --trt-version 11.4)."
         ) from err
+    except VersionDetectionError as err:  # its message already says to pass --trt-version
+        raise UsageError(f"cannot tell which TensorRT version the rules apply to: {err}."
+                         ) from err
 
 
 def command_from_args(args: argparse.Namespace) -> tuple[TrtexecCommand, str]:
@@ -83,6 +86,9 @@ def _summary(result: BuildResult) -> str:
 
 
 def _cli(args: argparse.Namespace) -> int:
+    if args.timeout is not None and not args.timeout > 0:  # NaN too
+        raise UsageError(f"--timeout {args.timeout:g}: give the seconds a build may take, a "
+                         "number above 0 (or leave it out for no limit)")
     cmd, source = command_from_args(args)
     if args.dry_run:
         print(describe_command(cmd, source))

@@ -330,7 +330,8 @@ def check_flags(table: FlagTable, args: Sequence[str],
             if problem:
                 found.append(FlagIssue(
                     "flag-value-kind", name, "refusal",
-                    f"{key} needs a {spec.value_kind} value, got {problem}.",
+                    f"{key} needs {'an' if spec.value_kind[:1] in 'aeiou' else 'a'} "
+                    f"{spec.value_kind} value, got {problem}.",
                     f"write {_example(spec)}" + (f" (default {spec.default})"
                                                  if spec.default else "")))
         if spec.status in ("no-op", "deprecated"):
