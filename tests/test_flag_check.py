@@ -101,6 +101,17 @@ def test_real_trtexec_safe_parser_model() -> None:
     assert crash.exit_code == -6 and "what():  stoi" in crash.stderr_extra[-1]
     assert not real_parse(load_table("trtexec_safe", V1016), ["--loadEngine=a",
                                                               "--noCudaGraph"]).accepted
+    # trtSafeExec.cpp 11.1 parseSafeExecArgs: an empty engine name is no engine (the last
+    # --loadEngine wins); 10.16 counted any --loadEngine (hasRequired). Both reject a
+    # --loadInputs with no "name:file" pair ("Invalid loadInputs format: ...").
+    assert real_parse(table, ["--loadEngine=a", "--loadEngine="]).errors == [
+        "Engine file is required."]
+    assert real_parse(load_table("trtexec_safe", V1016), ["--loadEngine="]).accepted
+    for version in (V1016, V111):
+        inputs = real_parse(load_table("trtexec_safe", version),
+                            ["--loadEngine=a", "--loadInputs=x.bin"])
+        assert inputs.errors == ["Invalid loadInputs format: x.bin"] and inputs.exit_code == 1
+    assert real_parse(table, ["--loadEngine=a", "--loadInputs=x.bin,'in:0':y.bin"]).accepted
 
 
 def test_build_form_runs_the_same_flag_checks(monkeypatch: pytest.MonkeyPatch,

@@ -10,6 +10,7 @@ timing cache, facts read from each build log - not what a real trtexec would mea
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -31,6 +32,7 @@ from trtsafe_lab.profile.sweep import (
     sweep_table,
 )
 from trtsafe_lab.profile.workload import MixedWorkloadError
+from trtsafe_lab.rundir import load_run
 from trtsafe_lab.trtexec.options import TrtexecCommand, parse_flags
 from trtsafe_lab.trtexec.version import TrtVersion
 
@@ -134,6 +136,9 @@ def test_engine_family_sweep_through_the_builds_job(double_on_path: Path) -> Non
     assert table["workload"].nunique() == 1 and "model.onnx" in table["workload"].iloc[0]
     manifest = json.loads((profiles[0] / "manifest.json").read_text())
     assert manifest["sweep_setting"] == 0 and manifest["workload"]["shapes"] == "x:1x1x28x28"
+    # The build log added to each profile run is in its manifest, which still matches the folder.
+    assert "build.log" in {e["path"] for e in manifest["files"]}
+    assert all(load_run(p).verify() == [] for p in profiles)
 
 
 def test_cli_engine_sweep_and_runs_sweep(double_on_path: Path,
@@ -152,3 +157,15 @@ def test_cli_engine_sweep_and_runs_sweep(double_on_path: Path,
     assert bad.value.code == 2
     assert main(["profile", "sweep", "engines", "--trt-version", "10.16", "--",
                  "--saveEngine=n.engine"]) == 2  # no --onnx: nothing to compare engines by
+
+
+def test_runs_sweep_without_a_plot_needs_no_matplotlib() -> None:
+    # The table path of `profile sweep runs` reads the runs once and imports no view module.
+    runs = [str(r.path) for r in example_runs()["ref-b4-d8-g4x128-i4096"]]
+    code = ("import sys\nfrom trtsafe_lab.cli import main\n"
+            f"assert main(['profile', 'sweep', 'runs', *{runs!r}, '--format', 'csv']) == 0\n"
+            "assert 'matplotlib' not in sys.modules, 'matplotlib imported'\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                          text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("setting,run,workload")

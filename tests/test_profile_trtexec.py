@@ -98,3 +98,18 @@ def test_failed_trtexec_leaves_only_a_partial_run_with_its_log(tmp_path: Path) -
     assert (partial / "trtexec.log").is_file()
     note = json.loads((partial / "INCOMPLETE.json").read_text())
     assert note["status"] == "RuntimeError" and "ended with 1" in note["detail"]
+
+
+def test_failed_trtexec_safe_run_is_a_partial_trtexec_profile_run(tmp_path: Path) -> None:
+    # A TEST DOUBLE named trtexec_safe that prints the FAILED banner and exits 0, as the real
+    # tool does; the partial run's INCOMPLETE note names its kind, so `runs --all` can show it.
+    tool = tmp_path / "bin" / "trtexec_safe"
+    tool.parent.mkdir()
+    tool.write_text(f"#!{sys.executable}\n"
+                    "print('&&&& FAILED TensorRT.trtexec_safe [TensorRT v110400] # x')\n")
+    tool.chmod(0o755)
+    out = tmp_path / "runs"
+    with pytest.raises(RuntimeError, match="banner FAILED"):
+        run_trtexec(Path("/m.engine"), out, "s", version=V114, executable=str(tool))
+    note = json.loads((out / ".s.partial" / "INCOMPLETE.json").read_text())
+    assert note["kind"] == "trtexec-profile" and note["status"] == "RuntimeError"

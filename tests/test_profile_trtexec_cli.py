@@ -105,3 +105,16 @@ def test_double_rejects_what_trtSafeExec_rejects(safe_tool: Path, args: list[str
     assert done.returncode == code
     assert message in done.stderr
     assert "&&&& RUNNING TensorRT.trtexec_safe [TensorRT v110100]" in done.stderr
+
+
+def test_path_arguments_are_checked_before_the_tool_runs(
+        safe_tool: Path, engine: Path, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "runs"
+    missing_so = tmp_path / "missing.so"
+    assert profile(safe_tool, engine, out, "--companion-so", str(missing_so)) == 2
+    assert "--companion-so" in capsys.readouterr().err and not out.exists()
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    assert profile(safe_tool, engine, blocker) == 2
+    assert "--out" in capsys.readouterr().err

@@ -63,6 +63,8 @@ PATH_ARGUMENTS: dict[tuple[str, str], dict[str, str]] = {
     ("profile", "compare"): {"runs": "input_path", "plot": "output_file"},
     ("profile", "reference"): {"out": "output_dir"},
     ("profile", "engine"): {"engine": "input_file", "out": "output_dir"},
+    ("profile", "trtexec"): {"engine": "input_file", "companion_so": "input_file",
+                             "out": "output_dir"},
     ("runtime-demo", ""): {"trace_csv": "output_file"},
     ("migrate", ""): {"paths": "input_path"},
     ("report", ""): {"inputs": "input_path", "output": "output_file", "runs": "output_dir"},

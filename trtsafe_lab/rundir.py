@@ -181,6 +181,22 @@ def write_run_manifest(run_path: Path, kind: str, name: str, info: dict[str, Any
     return manifest
 
 
+def annotate_run(run_path: Path, info: dict[str, Any]) -> dict[str, Any]:
+    """Add ``info`` (fields of the kind) to a finished run's manifest and list its files again
+    (files added to the run since, with sizes and SHA-256; files outside it kept), so the
+    manifest still matches the folder; an atomic rewrite. Returns the manifest."""
+    clash = sorted(set(info) & set(COMMON_KEYS))
+    if clash:
+        raise ValueError(f"run info may not set the manifest's own keys {clash}")
+    run_path = Path(run_path)
+    manifest = read_run_manifest(run_path)
+    external = [e for e in manifest["files"] if not e.get("inside_run")]
+    manifest.update(info)
+    manifest["files"] = file_entries(run_path, external)
+    write_json_file(run_path / MANIFEST_NAME, manifest)
+    return manifest
+
+
 class RunWriter:
     """Writes one run under a temporary name; :meth:`finish` makes it final, :meth:`abandon`
     leaves it visibly incomplete. Every write goes through :meth:`_open_log`/:func:`write_json_file`

@@ -5,28 +5,32 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from trtsafe_lab.errors import UsageError
 from trtsafe_lab.profile.harness import TIMING_MODES  # stdlib-only at import time
+from trtsafe_lab.profile.trtexec_cli import positive_int, register_trtexec  # stdlib-only too
 
 
-def _int_list(text: str) -> list[int]:
+def _ints_at_least(text: str, minimum: int, expected: str) -> list[int]:
+    """Comma-separated integers, each >= ``minimum`` (``expected`` describes them)."""
     try:
         values = [int(v) for v in text.split(",") if v.strip()]
     except ValueError as err:
         raise argparse.ArgumentTypeError(f"expected comma-separated integers: {text!r}") from err
-    if not values or min(values) < 0:
-        raise argparse.ArgumentTypeError(f"expected non-negative integers, got {text!r}")
+    if not values or min(values) < minimum:
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
     return values
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
-    return value
+def _int_list(text: str) -> list[int]:
+    return _ints_at_least(text, 0, "non-negative integers")
+
+
+def _int_list_heuristic(text: str) -> list[int]:
+    return _ints_at_least(text, -1, "integers >= 0 or -1 (heuristics)")
 
 
 def _compare(args: argparse.Namespace) -> int:
@@ -91,18 +95,9 @@ def _reference(args: argparse.Namespace) -> int:
     return 0
 
 
-def _int_list_heuristic(text: str) -> list[int]:
-    try:
-        values = [int(v) for v in text.split(",") if v.strip()]
-    except ValueError as err:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers: {text!r}") from err
-    if not values or min(values) < -1:
-        raise argparse.ArgumentTypeError(f"expected integers >= 0 or -1 (heuristics), got "
-                                         f"{text!r}")
-    return values
-
-
-def _show_sweep(table: Any, args: argparse.Namespace, where: str) -> None:
+def _show_sweep(table: Any, args: argparse.Namespace, where: Callable[[], str]) -> None:
+    """Print the sweep table; with ``--plot`` also write the Pareto plot titled ``where()``
+    (called only then: it may read the runs, and the plot needs matplotlib)."""
     if args.format == "json":
         print(table.to_json(orient="records", indent=1))
     elif args.format == "csv":
@@ -112,13 +107,18 @@ def _show_sweep(table: Any, args: argparse.Namespace, where: str) -> None:
     if args.plot:
         from trtsafe_lab.profile.plots_analysis import plot_pareto
 
-        plot_pareto(table, where=where).savefig(args.plot, dpi=110)
+        plot_pareto(table, where=where()).savefig(args.plot, dpi=110)
         print(f"wrote {args.plot}", file=sys.stderr)
+
+
+def _measured_where(runs: Any) -> str:
+    from trtsafe_lab.profile.plots import measured_where
+
+    return measured_where(runs)
 
 
 def _sweep_runs(args: argparse.Namespace) -> int:
     from trtsafe_lab.profile.loaders import ExportError, load_profile_run
-    from trtsafe_lab.profile.plots import measured_where
     from trtsafe_lab.profile.sweep import sweep_table
     from trtsafe_lab.profile.workload import MixedWorkloadError
 
@@ -129,13 +129,12 @@ def _sweep_runs(args: argparse.Namespace) -> int:
         raise
     except (ExportError, ValueError, FileNotFoundError) as err:
         raise UsageError(str(err)) from err
-    _show_sweep(table, args, measured_where(runs))
+    _show_sweep(table, args, lambda: _measured_where(runs))
     return 0
 
 
 def _sweep_reference(args: argparse.Namespace) -> int:
     from trtsafe_lab.profile.loaders import load_profile_run
-    from trtsafe_lab.profile.plots import measured_where
     from trtsafe_lab.profile.sweep import sweep_reference
 
     spec, timing = _spec_and_timing(args)
@@ -143,7 +142,7 @@ def _sweep_reference(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     table, paths = sweep_reference(spec, args.aux, timing, out,
                                    command=["trtsafe-lab", *sys.argv[1:]], trace=args.trace)
-    _show_sweep(table, args, measured_where([load_profile_run(p) for p in paths]))
+    _show_sweep(table, args, lambda: _measured_where([load_profile_run(p) for p in paths]))
     return 0
 
 
@@ -158,7 +157,7 @@ def _sweep_engines(args: argparse.Namespace) -> int:
     except (RuleViolation, ValueError) as err:
         raise UsageError(str(err)) from err
     print(builds.to_string(index=False), file=sys.stderr)
-    _show_sweep(table, args, f"{command.tool}, TensorRT {command.version}")
+    _show_sweep(table, args, lambda: f"{command.tool}, TensorRT {command.version}")
     return 0 if (builds["build_status"] == "passed").all() else 1
 
 
@@ -174,16 +173,16 @@ def _engine(args: argparse.Namespace) -> int:
 
 
 def _reference_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--branches", type=_positive, default=4,
+    parser.add_argument("--branches", type=positive_int, default=4,
                         help="independent branches of the workload, each a chain of dependent "
                         "kernels (default: 4)")
-    parser.add_argument("--depth", type=_positive, default=8,
+    parser.add_argument("--depth", type=positive_int, default=8,
                         help="serially dependent kernels per branch (default: 8)")
-    parser.add_argument("--blocks", type=_positive, default=4,
+    parser.add_argument("--blocks", type=positive_int, default=4,
                         help="thread blocks per kernel launch (default: 4)")
-    parser.add_argument("--threads", type=_positive, default=128,
+    parser.add_argument("--threads", type=positive_int, default=128,
                         help="threads per block (default: 128)")
-    parser.add_argument("--iters", type=_positive, default=4096,
+    parser.add_argument("--iters", type=positive_int, default=4096,
                         help="integer-hash rounds per thread in each kernel: the work per kernel "
                         "(default: 4096)")
     parser.add_argument("--aux", type=_int_list, default=[0, 4],
@@ -191,14 +190,14 @@ def _reference_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--graph", action="store_true", help="replay a captured CUDA graph")
     parser.add_argument("--warmup", type=int, default=20,
                         help="untimed forward passes before timing (default: 20)")
-    parser.add_argument("--iterations", type=_positive, default=200,
+    parser.add_argument("--iterations", type=positive_int, default=200,
                         help="timed samples per run (default: 200; batched: each sample times "
                         "--passes-per-sample passes)")
     parser.add_argument("--timing", choices=TIMING_MODES, default=TIMING_MODES[0],
                      help="batched (default): one event pair per --passes-per-sample passes, "
                      "unbiased medians; per-iteration: events around every pass, for tails; "
                      "events-in-graph: per-iteration with the events inside the graph (--graph)")
-    parser.add_argument("--passes-per-sample", type=_positive, default=None,
+    parser.add_argument("--passes-per-sample", type=positive_int, default=None,
                      help="forward passes per sample in batched mode (default 10)")
     parser.add_argument("--trace", action="store_true",
                      help="also record a CUPTI kernel trace (needs cupti-python)")
@@ -279,11 +278,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                      help="also record a CUPTI kernel trace (needs cupti-python)")
     eng.add_argument("--warmup", type=int, default=20,
                      help="untimed inferences before timing (default: 20)")
-    eng.add_argument("--iterations", type=_positive, default=200,
+    eng.add_argument("--iterations", type=positive_int, default=200,
                      help="timed inferences per run (default: 200)")
     eng.add_argument("--out", default="out/profile", help="parent folder of the run directories")
     eng.set_defaults(func=_engine)
-
-    from trtsafe_lab.profile.trtexec_cli import register_trtexec
 
     register_trtexec(sub)

@@ -17,7 +17,6 @@ from typing import Any
 
 from trtsafe_lab import rundir
 
-MANIFEST = rundir.MANIFEST_NAME
 TIMING = "run.timing.json"
 KERNELS = "kernels.json"
 GRAPH = "run.graph.json"
@@ -45,7 +44,7 @@ def read_manifest(run_dir: Path) -> dict[str, Any] | None:
     """The manifest of a profile or trtexec-profile run, or None when ``run_dir`` has no
     manifest (e.g. a folder of trtexec exports). A run of another kind is refused (ValueError
     naming its kind)."""
-    if not (Path(run_dir) / MANIFEST).is_file():
+    if not (Path(run_dir) / rundir.MANIFEST_NAME).is_file():
         return None
     try:
         manifest = rundir.read_run_manifest(run_dir)

@@ -30,19 +30,16 @@ from typing import Any
 
 import pandas as pd
 
-from trtsafe_lab.files import write_json_atomic
 from trtsafe_lab.logs.build_summary import summarize_build
 from trtsafe_lab.logs.columns import ACTIVATION_MEMORY_BYTES, AUX_STREAMS, MULTI_STREAM_DISABLED
 from trtsafe_lab.profile.compare import compare_runs
 from trtsafe_lab.profile.identity import engine_record
 from trtsafe_lab.profile.loaders import Run, load_profile_run
-from trtsafe_lab.profile.rundir import MANIFEST
-from trtsafe_lab.rundir import read_json_object
+from trtsafe_lab.rundir import LOG_NAME, annotate_run  # the sweep copies build.log in
 
 SWEEP_TABLE_COLUMNS = ("setting", "run", "workload", "aux_streams_used", "p50_ms", "p95_ms",
                        "p99_ms", "memory_bytes", "memory_source", "speedup", "speedup_ci_low",
                        "speedup_ci_high", "on_pareto_front")
-BUILD_LOG = "build.log"  # a build log copied into a profile run directory by the engine sweep
 def build_log_facts(text: str) -> dict[str, int | None]:
     """The aux-stream and memory facts a sweep needs from a build log, read by the logs job's
     build summary (:func:`trtsafe_lab.logs.build_summary.summarize_build`):
@@ -65,9 +62,9 @@ def _setting(run: Run) -> Any:
 
 
 def _build_facts(run: Run) -> dict[str, int | None]:
-    log = run.path / BUILD_LOG if run.path.is_dir() else None
+    log = run.path / LOG_NAME if run.path.is_dir() else None
     if log is None or not log.is_file():
-        return {"activation_memory_bytes": None, "aux_streams": None}
+        return {ACTIVATION_MEMORY_BYTES: None, AUX_STREAMS: None}
     return build_log_facts(log.read_text(errors="replace"))
 
 
@@ -92,9 +89,9 @@ def sweep_table(runs: Sequence[Run], *, metric: str = "latency",
         facts = _build_facts(run)
         used = run.info.get("num_aux_streams")
         if used is None:
-            used = facts["aux_streams"]
-        if facts["activation_memory_bytes"] is not None:
-            memory, source = facts["activation_memory_bytes"], "build log: Total Activation Memory"
+            used = facts[AUX_STREAMS]
+        if facts[ACTIVATION_MEMORY_BYTES] is not None:
+            memory, source = facts[ACTIVATION_MEMORY_BYTES], "build log: Total Activation Memory"
         elif run.info.get("device_memory_bytes") is not None:
             kind = (run.info.get("executor") or {}).get("executor")
             memory = run.info["device_memory_bytes"]
@@ -133,13 +130,6 @@ def sweep_reference(spec: Any, aux_counts: Sequence[int], timing: Any, out_dir: 
 HEURISTIC = -1  # maxAuxStreams setting: leave the flag out, the builder's heuristics decide
 ENGINE_SWEEP_COLUMNS = ("setting", "build_status", "build_run_dir", "engine_path",
                         "profile_run_dir")
-
-
-def _annotate(run_dir: Path, fields: dict[str, Any]) -> None:
-    """Add ``fields`` to a run directory's manifest (an atomic rewrite)."""
-    manifest = read_json_object(run_dir / MANIFEST)
-    manifest.update(fields)
-    write_json_atomic(run_dir / MANIFEST, manifest)
 
 
 def _heuristic_build(command: Any, builds_dir: Path, cache: Path, **build_kwargs: Any
@@ -181,7 +171,6 @@ def sweep_engine_family(command: Any, runs_dir: Path,
     build table with :data:`ENGINE_SWEEP_COLUMNS`). Failed builds stay in the build table and
     are not profiled."""
     from trtsafe_lab.profile.trtexec_exec import run_trtexec
-    from trtsafe_lab.rundir import LOG_NAME
     from trtsafe_lab.sweep import sweep_aux_streams as build_sweep
 
     onnx = command.value("onnx")
@@ -212,8 +201,8 @@ def sweep_engine_family(command: Any, runs_dir: Path,
                                version=command.version, executable=command.tool,
                                safe=command.is_safe, companion_so=Path(so) if so else None,
                                extra=profile_extra)
-        shutil.copyfile(Path(build["run_dir"]) / LOG_NAME, profiled / BUILD_LOG)
-        _annotate(profiled, {
+        shutil.copyfile(Path(build["run_dir"]) / LOG_NAME, profiled / LOG_NAME)
+        annotate_run(profiled, {
             "sweep_setting": row["setting"],
             "workload": engine_record(engine, shapes=command.value("shapes"),
                                       trt_version=str(command.version), tool=command.tool,

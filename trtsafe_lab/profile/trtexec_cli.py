@@ -16,7 +16,8 @@ from pathlib import Path
 from trtsafe_lab.errors import UsageError
 
 
-def _repeat(text: str) -> int:
+def positive_int(text: str) -> int:
+    """An argparse type: an integer >= 1 (also the profile CLI's counts)."""
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
@@ -74,7 +75,7 @@ def register_trtexec(sub: argparse._SubParsersAction) -> None:
                    "--help banner)")
     p.add_argument("--out", default="out/profile", help="parent folder of the run directory")
     p.add_argument("--name", help="run directory name (default <engine>-<tool>)")
-    p.add_argument("--repeat", type=_repeat, default=1,
+    p.add_argument("--repeat", type=positive_int, default=1,
                    help="trtexec_safe: run N times into one run directory")
     p.add_argument("--safe", action="store_true", help="trtexec: load a safe engine (--safe)")
     p.add_argument("--companion-so", help="the engine's companion .so (11.3+; default "

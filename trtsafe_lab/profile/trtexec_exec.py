@@ -27,8 +27,8 @@ from trtsafe_lab.profile.safe_summary import parse_safe_log
 from trtsafe_lab.profile.summary import parse_summary
 from trtsafe_lab.rundir import staged_run_dir, write_run_manifest
 from trtsafe_lab.trtexec.flag_table import load_table
-from trtsafe_lab.trtexec.options import TrtexecCommand, parse_flags
-from trtsafe_lab.trtexec.rules import enforce
+from trtsafe_lab.trtexec.options import TrtexecCommand, parse_flags, tool_kind_of
+from trtsafe_lab.trtexec.rules import companion_so_path, enforce
 from trtsafe_lab.trtexec.runner import run_process
 from trtsafe_lab.trtexec.version import TrtVersion, detect_version
 
@@ -57,7 +57,7 @@ def trtexec_command(
         raise ValueError("trtexec profiling needs export_prefix (where the exports go)")
     args = [f"--loadEngine={engine}"]
     if safe:
-        args += ["--safe", f"--loadEngineSo={companion_so or Path(f'{engine}.so')}"]
+        args += ["--safe", f"--loadEngineSo={companion_so_path(engine, companion_so)}"]
     args += [f"--exportTimes={export_prefix}.timing.json",
              f"--exportProfile={export_prefix}.profile.json",
              f"--exportLayerInfo={export_prefix}.graph.json"]
@@ -74,7 +74,7 @@ def trtexec_command(
 
 def is_safe_tool(executable: str) -> bool:
     """True for trtexec_safe (by file name, as :class:`TrtexecCommand` decides)."""
-    return Path(executable).name.startswith("trtexec_safe")
+    return tool_kind_of(executable) == "trtexec_safe"
 
 
 def _safe_command(engine: Path, *, version: TrtVersion, executable: str,
@@ -83,7 +83,7 @@ def _safe_command(engine: Path, *, version: TrtVersion, executable: str,
     table = load_table("trtexec_safe", version)
     args = [f"--loadEngine={engine}"]
     if companion_so is not None or version.has_companion_so:
-        args.append(f"--loadEngineSo={companion_so or Path(f'{engine}.so')}")
+        args.append(f"--loadEngineSo={companion_so_path(engine, companion_so)}")
     if not any(a.startswith("--avgRuns=") for a in extra):
         args.append("--avgRuns=1")
     graph_on = table.get("--useCudaGraph")
@@ -124,8 +124,7 @@ def run_trtexec(
         warnings = [str(w) for w in enforce(command)]
         argv = command.argv()
         lines: list[str] = []
-        result = run_process(argv, lambda _stream, line: lines.append(line),
-                             timeout_s=timeout_s)
+        result = run_process(argv, _collector(lines), timeout_s=timeout_s)
         log = "\n".join(lines) + "\n"
         (tmp / "trtexec.log").write_text(log)
         if result.returncode != 0 or not (tmp / "run.timing.json").is_file():
@@ -175,7 +174,7 @@ def run_trtexec_safe(
     warnings = [str(w) for w in enforce(command)]
     argv = command.argv()
     final = out_dir / name
-    with staged_run_dir(out_dir, name) as tmp:
+    with staged_run_dir(out_dir, name, "trtexec-profile") as tmp:
         records: list[dict[str, float]] = []
         repeats: list[dict[str, Any]] = []
         avg_runs: set[int] = set()

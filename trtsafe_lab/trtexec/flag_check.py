@@ -213,8 +213,12 @@ def _real_trtexec_safe(table: FlagTable, argv: Sequence[str]) -> RealParse:
         if key == "--ioProfileId" and value is not None and _stoi(value, bounds=INT64) < 0:
             return RealParse(False, 1, errors=[f"Invalid ioProfileId (must be >= 0): {value}"],
                              print_help=True)
-        if key == "--loadEngine":
-            engine = True
+        if key == "--loadEngine":  # 10.16 counts any --loadEngine; 11.x needs a file name
+            engine = not table.version.is_11x or bool(value)
+        if key == "--loadInputs" and value and not any(":" in p for p in value.split(",")):
+            # parseLoadInputs skips pairs without ':'; nothing left -> the parser fails
+            return RealParse(False, 1, errors=[f"Invalid loadInputs format: {value}"],
+                             print_help=True, warnings=warnings)
         if key in ("--help", "-h"):
             wants_help = True
         if spec.status in ("no-op", "deprecated") and spec.help:

@@ -21,9 +21,9 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from trtsafe_lab.trtexec.options import TOOLS
 from trtsafe_lab.trtexec.version import TrtVersion
 
-TABLE_TOOLS = ("trtexec", "trtexec_safe")
 TABLE_VERSIONS = (TrtVersion(10, 16), TrtVersion(11, 1), TrtVersion(11, 3), TrtVersion(11, 4))
 
 
@@ -130,8 +130,8 @@ def _read(tool: str, version: str) -> dict[str, Any]:
 
 def load_table(tool: str, version: TrtVersion) -> FlagTable:
     """The flag table of ``tool`` (``trtexec`` or ``trtexec_safe``) for ``version``."""
-    if tool not in TABLE_TOOLS:
-        raise ValueError(f"no flag table for tool {tool!r}; expected one of {TABLE_TOOLS}")
+    if tool not in TOOLS:
+        raise ValueError(f"no flag table for tool {tool!r}; expected one of {TOOLS}")
     chosen = table_version(version)
     data = _read(tool, _short(chosen))
     flags = {}

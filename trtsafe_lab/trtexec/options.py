@@ -53,6 +53,12 @@ class Flag:
         return cls(name, value if sep else None)
 
 
+def tool_kind_of(tool: str) -> str:
+    """``trtexec_safe`` when the file name of ``tool`` (a name on PATH or a path) starts with
+    ``trtexec_safe``, else ``trtexec``."""
+    return "trtexec_safe" if Path(tool).name.startswith("trtexec_safe") else "trtexec"
+
+
 def parse_flags(args: Iterable[str]) -> list[Flag]:
     """Parse a trtexec command line (without the tool name) into flags, in order."""
     return [Flag.parse(arg) for arg in args]
@@ -68,9 +74,8 @@ class TrtexecCommand:
 
     @property
     def tool_kind(self) -> str:
-        """``trtexec`` or ``trtexec_safe``, from the tool's file name."""
-        name = Path(self.tool).name
-        return "trtexec_safe" if name.startswith("trtexec_safe") else "trtexec"
+        """``trtexec`` or ``trtexec_safe``, from the tool's file name (:func:`tool_kind_of`)."""
+        return tool_kind_of(self.tool)
 
     def argv(self) -> list[str]:
         return [self.tool, *(flag.to_arg() for flag in self.flags)]

@@ -211,7 +211,7 @@ def enforce(cmd: TrtexecCommand) -> list[BuildRuleFinding]:
     return warnings_of(found)
 
 
-def companion_so_path(engine: str | Path, explicit: str | None) -> Path:
+def companion_so_path(engine: str | Path, explicit: str | Path | None) -> Path:
     """The companion .so for ``engine``: the explicit flag value, else ``<engine>.so``."""
     return Path(explicit) if explicit else Path(f"{engine}.so")
 

@@ -40,10 +40,10 @@ from pathlib import Path
 from typing import Any
 
 from trtsafe_lab.trtexec.flag_table import FlagSpec
+from trtsafe_lab.trtexec.options import TOOLS
 
 SOURCE_VERSIONS = ("10.16", "11.1")
 DERIVED_VERSIONS = ("11.3", "11.4")
-TOOLS = ("trtexec", "trtexec_safe")
 SAMPLE_OPTIONS = "samples/common/sampleOptions.cpp"
 SAMPLE_OPTIONS_H = "samples/common/sampleOptions.h"
 TRT_SAFE_EXEC = "samples/trtSafeExec/trtSafeExec.cpp"
