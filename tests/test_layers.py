@@ -55,6 +55,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "trtsafe_lab.migrate.cmake", "trtsafe_lab.migrate.ci_yaml", "trtsafe_lab.migrate.cpp*",
         "trtsafe_lab.migrate.python_ast", "trtsafe_lab.migrate.walker",
         "trtsafe_lab.migrate.check", "trtsafe_lab.migrate.limits",
+        "trtsafe_lab.migrate.syntax_tree",
         "trtsafe_lab.runtime.status", "trtsafe_lab.runtime.states", "trtsafe_lab.runtime.executors",
         "trtsafe_lab.runtime.spec", "trtsafe_lab.runtime.backends", "trtsafe_lab.runtime.trace",
         "trtsafe_lab.runtime.lifecycle", "trtsafe_lab.runtime.cuda_backend",

@@ -378,3 +378,12 @@ def test_attribute_macros_of_the_scan_are_blanked_before_parsing(tmp_path: Path)
     assert b"MYAPI" not in blanked.split(b"\n", 1)[1] and b'"old"' not in blanked
     # alone, app.cpp does not know MYAPI: a partly parsed file
     assert "file-unparsable" in {f.rule for f in check_paths([tmp_path / "app.cpp"])}
+
+
+def test_make_expansion_keeps_the_line_where_the_command_used_the_word() -> None:
+    from trtsafe_lab.migrate.words import Variables, Word, expand_make
+
+    # a word already expanded once (written on line 5, used by the command on line 9)
+    used = Word("$(FLAGS)", 5, 9)
+    got = expand_make(used, Variables({"FLAGS": [Word("--safe", 2)]}))
+    assert got == [Word("--safe", 2, 9)]

@@ -143,15 +143,15 @@ def test_missing_tree_sitter_names_the_migrate_extra(
 ) -> None:
     import sys
 
-    from trtsafe_lab.migrate import cpp_tree
+    from trtsafe_lab.migrate import syntax_tree
 
-    cpp_tree._parser.cache_clear()
+    syntax_tree.parser.cache_clear()
     monkeypatch.setitem(sys.modules, "tree_sitter", None)  # import now raises ImportError
     (tmp_path / "a.cpp").write_text("int main() { return 0; }\n")
     try:
         code, _, err = run(capsys, str(tmp_path))
     finally:
-        cpp_tree._parser.cache_clear()
+        syntax_tree.parser.cache_clear()
     assert code == 2
     assert "trtsafe-lab[migrate]" in err
 

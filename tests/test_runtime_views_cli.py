@@ -73,3 +73,19 @@ def test_diagram_shows_current_state_and_legal_calls() -> None:
     fatal_fig = plot_lifecycle(before_deinit(run.runner.trace_table()))
     assert "FATAL CONTAINMENT" in _texts(fatal_fig)
     assert "legal now: deinitialize_graphs" in _texts(fatal_fig)
+
+
+def test_diagram_draws_data_strings_literally() -> None:
+    # a diagnostic names paths and executor messages; a title is the caller's: "$...$" in either
+    # is text, not mathtext (unescaped, drawing raises on the undefined command)
+    from trtsafe_lab.runtime.trace import COL_DIAGNOSTIC, COL_OUTCOME, OUTCOME_FATAL
+    from trtsafe_lab.runtime.view import plot_lifecycle
+
+    run = run_pipeline(cpu_pipeline(fail_on_decode_call=2), decode_steps=2)
+    trace = before_deinit(run.runner.trace_table()).copy()
+    odd = r"engine /models/$\undefined{x}$.engine"
+    trace.loc[trace[COL_OUTCOME] == OUTCOME_FATAL, COL_DIAGNOSTIC] = odd
+    fig = plot_lifecycle(trace, title=r"run $\undefined{y}$")
+    fig.canvas.draw()
+    assert r"$\undefined{x}$" in _texts(fig).replace("\\$", "$")
+    assert fig.axes[0].get_title() == r"run \$\undefined{y}\$"

@@ -42,7 +42,9 @@ DEMO_STEPS: tuple[DemoStep, ...] = (
     DemoStep("trtsafe_lab.demo.trtexec"),
     DemoStep("trtsafe_lab.demo.profile"),
     DemoStep("trtsafe_lab.demo.runtime"),
-    DemoStep("trtsafe_lab.demo.migrate", ("tree_sitter", "tree_sitter_cpp", "yaml")),
+    # the example project has C++, a shell script, CMakeLists.txt and CI YAML
+    DemoStep("trtsafe_lab.demo.migrate",
+             ("tree_sitter", "tree_sitter_cpp", "tree_sitter_bash", "tree_sitter_cmake", "yaml")),
     DemoStep("trtsafe_lab.demo.report",
              ("nbclient", "nbformat", "nbconvert", "ipykernel", "ipywidgets")),
 )

@@ -17,14 +17,14 @@ EXAMPLE = example_path("migrate", "lidar_app_10x")
 def run_demo(out_dir: Path) -> list[Path]:
     """Check the example project; write ``migrate_findings.csv`` / ``.json`` (file paths
     relative to the project) and ``migrate_rules.csv``. Returns the files written."""
-    findings = check_paths([EXAMPLE])
-    frame = findings_frame(findings)
-    frame["file"] = [Path(f).relative_to(EXAMPLE).as_posix() for f in frame["file"]]
+    findings = [
+        replace(f, file=Path(f.file).relative_to(EXAMPLE).as_posix())
+        for f in check_paths([EXAMPLE])
+    ]
     csv_path = out_dir / "migrate_findings.csv"
-    frame.to_csv(csv_path, index=False)
+    findings_frame(findings).to_csv(csv_path, index=False)
     json_path = out_dir / "migrate_findings.json"
-    relative = [replace(f, file=Path(f.file).relative_to(EXAMPLE).as_posix()) for f in findings]
-    json_path.write_text(json.dumps([f.as_dict() for f in relative], indent=2) + "\n")
+    json_path.write_text(json.dumps([f.as_dict() for f in findings], indent=2) + "\n")
     rules_path = out_dir / "migrate_rules.csv"
     rules_frame().to_csv(rules_path, index=False)
     return [csv_path, json_path, rules_path]

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
+
 from trtsafe_lab.examples import example_path
 from trtsafe_lab.profile.compare import compare_runs, to_json_records
 from trtsafe_lab.profile.layers import load_graph
@@ -39,11 +41,18 @@ def example_runs() -> dict[str, list[Run]]:
 
 
 def kernel_names(run: Run) -> list[str]:
-    graph = json.loads(run.files["graph"].read_text())
-    return [x["Name"] for x in graph["Layers"] if x["LayerType"] == "kernel"]
+    """The run's kernel layers in graph order, from its layer info (``*.graph.json``)."""
+    return _kernel_layers(load_graph(run.files["graph"]))
+
+
+def _kernel_layers(layers: pd.DataFrame) -> list[str]:
+    return layers.loc[layers["layer_type"] == "kernel", "layer_name"].tolist()
 
 
 def run_demo(out_dir: Path) -> list[Path]:
+    """Per bundled workload: the comparison (CSV, JSON, PNG), the sweep (CSV, Pareto PNG) and,
+    for runs with a CUPTI kernel trace, kernel timelines, per-layer times, the critical path and
+    the per-stream layer timeline (PNG). Returns the files written."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -75,15 +84,17 @@ def run_demo(out_dir: Path) -> list[Path]:
             continue
         fig = Figure(figsize=(9, 2.2 * len(traced)), layout="constrained")
         axes = fig.subplots(len(traced), 1, squeeze=False, sharex=True)[:, 0]
+        # each traced run's layer info and kernel table, read once
+        graphs = {run.name: load_graph(run.files["graph"]) for run in traced}
+        kernels = {run.name: kernel_table(run.kernels or []) for run in traced}
         layer_profiles = {}
         for ax, run in zip(axes, traced, strict=True):
-            names = kernel_names(run)
-            kernels = kernel_table(run.kernels or [])
-            schedule = stream_schedule(load_graph(run.files["graph"]), None)
-            plots.plot_kernel_timeline(last_iteration(kernels, len(names)), ax=ax,
+            names = _kernel_layers(graphs[run.name])
+            schedule = stream_schedule(graphs[run.name], None)
+            plots.plot_kernel_timeline(last_iteration(kernels[run.name], len(names)), ax=ax,
                                        title=f"{run.name}: CUPTI kernels, last forward pass",
-                                       stream_names=stream_of_cupti(kernels, schedule))
-            layer_profiles[run.name] = kernel_layer_profile(kernels, names)
+                                       stream_names=stream_of_cupti(kernels[run.name], schedule))
+            layer_profiles[run.name] = kernel_layer_profile(kernels[run.name], names)
         fig.suptitle(for_matplotlib(f"{workload}: kernels per stream on one time axis ({where})"),
                      fontsize=9)
         fig.savefig(out_dir / f"{workload}-kernels.png", dpi=90)
@@ -96,17 +107,15 @@ def run_demo(out_dir: Path) -> list[Path]:
         single = next((r for r in traced if not r.info.get("num_aux_streams")), None)
         for run in traced:
             if run.name in aux_runs and single is not None:
-                schedule = stream_schedule(load_graph(run.files["graph"]),
-                                           layer_profiles[single.name])
+                schedule = stream_schedule(graphs[run.name], layer_profiles[single.name])
                 fig = plots_analysis.plot_critical_path(
-                    schedule, measured=traced_pass(kernel_table(run.kernels or []), schedule),
+                    schedule, measured=traced_pass(kernels[run.name], schedule),
                     where=where, title=f"{run.name}: critical path (layer times of "
                     f"{single.name})")
                 fig.savefig(out_dir / f"{run.name}-critical-path.png", dpi=90)
                 written.append(out_dir / f"{run.name}-critical-path.png")
             if run.name in aux_runs:
-                timeline = layer_timeline(load_graph(run.files["graph"]),
-                                          layer_profiles[run.name])
+                timeline = layer_timeline(graphs[run.name], layer_profiles[run.name])
                 fig = plots.plot_stream_timeline(
                     timeline, title=f"{run.name}: layer info per StreamId, sync points in red "
                     f"({where})")

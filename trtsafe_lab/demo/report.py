@@ -15,6 +15,8 @@ TOUR = "04_safety_runtime_tour.ipynb"
 
 
 def run_demo(out_dir: Path) -> list[Path]:
+    """Write one profiling report per bundled workload, the triage report of the example logs
+    and the tour (HTML, notebooks executed headless). Returns the files written."""
     from trtsafe_lab.demo.profile import example_runs
 
     written = []

@@ -20,6 +20,8 @@ OLD_STYLE = ["--onnx=model.onnx", "--fp16", "--int8", "--calib=cache.bin", "--re
 
 
 def run_demo(out_dir: Path) -> list[Path]:
+    """For a safe 11.4 build, a 10.x-style command and a trtexec_safe run: the dry-run text
+    (``.dry-run.txt``) and the rule findings (``.findings.json``). Returns the files written."""
     safe = TrtexecOptions(
         onnx=Path("model.onnx"), save_engine=Path("model.engine"), safe=True, max_aux_streams=0,
         timing_cache_file=Path("model.timing.cache"), profiling_verbosity="detailed",

@@ -128,15 +128,15 @@ def display_name(path: Path) -> str:
     return os.fsencode(path).decode("utf-8", errors="backslashreplace")
 
 
-def iter_files(paths: Iterable[str | Path]) -> list[tuple[Path, bool]]:
-    """(file, named explicitly) for every path; folders are walked (symlinked folders inside
-    are not followed, so a link loop ends).
+def iter_files(paths: Iterable[str | Path]) -> list[Path]:
+    """The files to check for ``paths``: a file as given, a folder walked (symlinked folders
+    inside are not followed, so a link loop ends).
 
     Raises FileNotFoundError naming the first path that does not exist, and
     :class:`~trtsafe_lab.errors.UsageError` for an empty path or one the system cannot look up
     (name too long, a symbolic-link loop, no permission).
     """
-    out: list[tuple[Path, bool]] = []
+    out: list[Path] = []
     for item in paths:
         if not str(item):
             raise UsageError("an empty path was given; name a file or folder ('.' for here)")
@@ -154,9 +154,9 @@ def iter_files(paths: Iterable[str | Path]) -> list[tuple[Path, bool]]:
                 "file or folder"
             ) from err
         if stat.S_ISDIR(info.st_mode):
-            out.extend((found, False) for found in walk(path))
+            out.extend(walk(path))
         else:
-            out.append((path, True))  # not a regular file: _read reports it
+            out.append(path)  # not a regular file: _read reports it
     return out
 
 
@@ -183,7 +183,7 @@ def check_paths(paths: Iterable[str | Path]) -> list[MigrationFinding]:
     ``companion-so-not-shipped`` is decided last: an engine counts as a safe engine when its
     name says so or when any file of the scan builds safe engines or uses the safety runtime.
     """
-    files = [path for path, _ in iter_files(paths)]
+    files = iter_files(paths)
     macros = scan_macros(files)
     results: list[tuple[str, CommandFacts]] = []
     for path in files:
@@ -226,6 +226,7 @@ def partly_parsed(notices: list[PartialParse], shown: int = 8) -> list[Migration
 
 
 def has_errors(findings: Iterable[MigrationFinding]) -> bool:
+    """True when any finding has ``error`` severity (``trtsafe-lab migrate`` then exits 1)."""
     return any(f.severity == ERROR for f in findings)
 
 

@@ -9,10 +9,11 @@ GitHub ``actions/upload-artifact`` ``with: path:`` are ship steps.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from trtsafe_lab._optional import require
-from trtsafe_lab.migrate.commands import CommandFacts, make_ship_step
+from trtsafe_lab.migrate.commands import CommandFacts, analyse_commands, make_ship_step
 from trtsafe_lab.migrate.limits import (
     MAX_NESTING,
     MAX_YAML_ALIASES,
@@ -20,13 +21,19 @@ from trtsafe_lab.migrate.limits import (
     ExpansionBudget,
     InputLimitError,
 )
-from trtsafe_lab.migrate.makefile import analyse_commands
 from trtsafe_lab.migrate.shell import parse_shell
 from trtsafe_lab.migrate.words import Variables, Word, split_value
 
 SCRIPT_KEYS = ("run", "script", "before_script", "after_script", "bash", "command")
 VARIABLE_KEYS = ("env", "variables")
 FEATURE = "Checking CI YAML for 10.x -> 11.x migration"
+
+
+@lru_cache(maxsize=1)
+def _yaml() -> Any:
+    """PyYAML, imported once (the node walks below ask for it per node)."""
+    return require("yaml", feature=FEATURE)
+
 
 Node = Any  # yaml.Node
 
@@ -46,14 +53,14 @@ def _scalar_lines(node: Node) -> tuple[str, int]:
 
 
 def _mapping(node: Node) -> dict[str, Node]:
-    yaml = require("yaml", feature=FEATURE)
+    yaml = _yaml()
     if not isinstance(node, yaml.MappingNode):
         return {}
     return {str(k.value): v for k, v in node.value if isinstance(k, yaml.ScalarNode)}
 
 
 def _variables(mapping: dict[str, Node], inherited: Variables) -> Variables:
-    yaml = require("yaml", feature=FEATURE)
+    yaml = _yaml()
     variables = inherited.copy()
     for key in VARIABLE_KEYS:
         for name, value in _mapping(mapping.get(key)).items():
@@ -63,7 +70,7 @@ def _variables(mapping: dict[str, Node], inherited: Variables) -> Variables:
 
 
 def _script_texts(node: Node) -> list[tuple[str, int]]:
-    yaml = require("yaml", feature=FEATURE)
+    yaml = _yaml()
     if isinstance(node, yaml.ScalarNode):
         return [_scalar_lines(node)]
     if isinstance(node, yaml.SequenceNode):
@@ -80,7 +87,7 @@ def _path_words(node: Node) -> list[Word]:
 
 
 def _visit(node: Node, variables: Variables, path: str, facts: CommandFacts) -> None:
-    yaml = require("yaml", feature=FEATURE)
+    yaml = _yaml()
     if isinstance(node, yaml.SequenceNode):
         for item in node.value:
             _visit(item, variables, path, facts)
@@ -113,7 +120,7 @@ def _visit(node: Node, variables: Variables, path: str, facts: CommandFacts) -> 
 def _check_events(text: str) -> None:
     """Refuse, before composing, YAML nested deeper than MAX_NESTING or with more than
     MAX_YAML_ALIASES alias references (PyYAML's event parser is iterative; its composer is not)."""
-    yaml = require("yaml", feature=FEATURE)
+    yaml = _yaml()
     depth = aliases = 0
     for event in yaml.parse(text, Loader=yaml.SafeLoader):
         line = event.start_mark.line + 1
@@ -130,7 +137,7 @@ def _check_events(text: str) -> None:
 
 
 def _children(node: Node) -> list[Node]:
-    yaml = require("yaml", feature=FEATURE)
+    yaml = _yaml()
     if isinstance(node, yaml.SequenceNode):
         return list(node.value)
     if isinstance(node, yaml.MappingNode):
@@ -178,7 +185,7 @@ def check_expansion(root: Node) -> None:
 def analyse_yaml(text: str, path: str) -> CommandFacts:
     """Findings for a CI YAML file (raises :class:`YamlSyntaxError` when it is not YAML and
     :class:`~trtsafe_lab.migrate.limits.InputLimitError` when it is over a limit)."""
-    yaml = require("yaml", feature=FEATURE)
+    yaml = _yaml()
     facts = CommandFacts()
     try:
         _check_events(text)

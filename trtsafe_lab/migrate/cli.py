@@ -41,6 +41,7 @@ def write_table(findings: Sequence[MigrationFinding], out: TextIO) -> None:
 
 
 def exit_code(findings: Sequence[MigrationFinding]) -> int:
+    """2 when an input was unreadable or over a limit, else 1 with an error finding, else 0."""
     if any(f.rule in (UNREADABLE, OVER_LIMIT) for f in findings):
         return 2
     return 1 if has_errors(findings) else 0

@@ -9,12 +9,17 @@ bracket / unquoted arguments, comments of both kinds and lines; this module feed
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from functools import lru_cache
-from typing import Any
+from dataclasses import dataclass
 
-from trtsafe_lab._optional import require
-from trtsafe_lab.migrate.commands import CommandFacts, PartialParse, analyse_command, make_ship_step
+from trtsafe_lab.migrate.commands import (
+    CommandFacts,
+    PartialParse,
+    analyse_commands,
+    make_ship_step,
+)
+from trtsafe_lab.migrate.syntax_tree import Node, first_error, parser
+from trtsafe_lab.migrate.syntax_tree import line as _line
+from trtsafe_lab.migrate.syntax_tree import text as _source
 from trtsafe_lab.migrate.words import Variables, Word, expand_cmake
 
 _COMMAND_END = {
@@ -31,7 +36,6 @@ _INSTALL_END = {
     "EXCLUDE_FROM_ALL", "TYPE", "FILES_MATCHING", "PATTERN", "REGEX", "USE_SOURCE_PERMISSIONS",
     "FILE_PERMISSIONS", "NO_SOURCE_PERMISSIONS", "FOLLOW_SYMLINK_CHAIN",
 }  # fmt: skip
-Node = Any  # tree_sitter.Node
 FEATURE = "Checking CMake files for 10.x -> 11.x migration"
 
 
@@ -47,21 +51,6 @@ class Invocation:
     name: str
     line: int
     args: tuple[Argument, ...]
-
-
-@lru_cache(maxsize=1)
-def _parser() -> Any:
-    tree_sitter = require("tree_sitter", feature=FEATURE)
-    grammar = require("tree_sitter_cmake", feature=FEATURE)
-    return tree_sitter.Parser(tree_sitter.Language(grammar.language()))
-
-
-def _source(node: Node) -> str:
-    return bytes(node.text).decode("utf-8", errors="replace")
-
-
-def _line(node: Node) -> int:
-    return int(node.start_point[0]) + 1
 
 
 def _unescape_quoted(text: str) -> str:
@@ -98,12 +87,13 @@ def _argument(node: Node) -> Argument | None:
     return Argument(_source(inner), _line(inner), False)
 
 
-def lex(text: str) -> tuple[list[Invocation], PartialParse | None]:
+def lex(text: str) -> tuple[list[Invocation], tuple[int, int] | None]:
     """CMake ``text`` as command invocations (lower-case names) with their arguments and lines,
     from the ``tree-sitter-cmake`` grammar; commands inside ``if``/``foreach``/``function``/...
-    bodies included, in source order. The second item notes where the grammar had to recover
-    from a syntax error (None for a clean parse); the rest is still returned."""
-    root = _parser().parse(text.encode("utf-8")).root_node
+    bodies included, in source order. The second item is (line of the first syntax error,
+    number of error nodes) where the grammar had to recover (None for a clean parse); the rest
+    is still returned."""
+    root = parser("tree_sitter_cmake", FEATURE).parse(text.encode("utf-8")).root_node
     out: list[Invocation] = []
     stack = [root]
     while stack:
@@ -117,23 +107,7 @@ def lex(text: str) -> tuple[list[Invocation], PartialParse | None]:
                 out.append(Invocation(_source(name).lower(), _line(node), tuple(parsed)))
             continue
         stack.extend(reversed(node.children))
-    return out, _partial(root)
-
-
-def _partial(root: Node) -> PartialParse | None:
-    if not root.has_error:
-        return None
-    errors = []
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type == "ERROR" or node.is_missing:
-            errors.append(node)
-        stack.extend(node.children)
-    if not errors:
-        return None
-    first = min(_line(n) for n in errors)
-    return PartialParse("", first, len(errors), "CMake")
+    return out, first_error(root)
 
 
 def _expand(arg: Argument, variables: Variables) -> list[Word]:
@@ -163,9 +137,9 @@ def analyse_cmake(text: str, path: str) -> CommandFacts:
     ``CommandFacts.partial`` and the rest of the file is still checked."""
     variables = Variables({"CMAKE_COMMAND": [Word("cmake", 0)]})
     facts = CommandFacts()
-    calls, partial = lex(text)
-    if partial is not None:
-        facts.partial.append(replace(partial, file=path))
+    calls, error = lex(text)
+    if error is not None:
+        facts.partial.append(PartialParse(path, error[0], error[1], "CMake"))
     for call in calls:
         words = [w for arg in call.args for w in _expand(arg, variables)]
         if call.name == "set" and words:
@@ -179,8 +153,7 @@ def analyse_cmake(text: str, path: str) -> CommandFacts:
         elif call.name == "list" and len(words) > 2 and words[0].text == "APPEND":
             variables.append(words[1].text, words[2:])
         elif call.name in ("execute_process", "add_custom_command", "add_custom_target"):
-            for argv in _groups(words, "COMMAND", _COMMAND_END):
-                facts.extend(analyse_command(argv, path))
+            facts.extend(analyse_commands(_groups(words, "COMMAND", _COMMAND_END), path))
         elif call.name in ("install", "file") and words:
             mode = words[0].text
             if mode in ("FILES", "PROGRAMS", "COPY", "INSTALL"):

@@ -220,6 +220,14 @@ def analyse_command(argv: list[Word], file: str) -> CommandFacts:
     return facts
 
 
+def analyse_commands(commands: list[list[Word]], file: str) -> CommandFacts:
+    """Findings and facts for several commands (each as in :func:`analyse_command`)."""
+    facts = CommandFacts()
+    for argv in commands:
+        facts.extend(analyse_command(argv, file))
+    return facts
+
+
 def _basename(text: str) -> str:
     return text.strip("'\"").replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
 

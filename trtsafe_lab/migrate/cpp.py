@@ -217,9 +217,7 @@ def _early_reject(call: Node, function: Node) -> bool:
 def _forwards(call: Node, function: Node) -> bool:
     """True when ``function`` is the API's own forwarding wrapper of the same name, as in
     NvInfer.h: ``bool isNetworkSupported(...) { return mImpl->isNetworkSupported(...); }``."""
-    declarator = function.child_by_field_name("declarator")
-    inner = declarator.child_by_field_name("declarator") if declarator is not None else None
-    return t.last_name(inner) == t.callee_name(call)
+    return t.function_name(function) == t.callee_name(call)
 
 
 def _network_supported(file: SourceFile) -> list[MigrationFinding]:

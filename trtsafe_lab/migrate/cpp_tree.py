@@ -10,12 +10,13 @@ the C++ grammar's, so every rule works on both.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import lru_cache
-from typing import Any
 
-from trtsafe_lab._optional import require
-
-Node = Any  # tree_sitter.Node (kept loose: tree-sitter is an optional dependency)
+# The grammar-independent helpers, also offered here (the C/C++ rules use them as ``t.text``...).
+from trtsafe_lab.migrate.syntax_tree import Node, parser
+from trtsafe_lab.migrate.syntax_tree import first_error as first_error
+from trtsafe_lab.migrate.syntax_tree import line as line
+from trtsafe_lab.migrate.syntax_tree import text as text
+from trtsafe_lab.migrate.syntax_tree import walk as walk
 
 FEATURE = "Checking C/C++ sources for 10.x -> 11.x migration"
 
@@ -30,44 +31,9 @@ def dialect_of(path: str) -> str:
     return "cuda" if dot >= 0 and path[dot:].lower() in CUDA_SUFFIXES else "cpp"
 
 
-@lru_cache(maxsize=2)
-def _parser(dialect: str) -> Any:
-    tree_sitter = require("tree_sitter", feature=FEATURE)
-    grammar = require(_GRAMMARS[dialect], feature=FEATURE)
-    return tree_sitter.Parser(tree_sitter.Language(grammar.language()))
-
-
 def parse(source: bytes, dialect: str = "cpp") -> Node:
     """The root node of ``source`` parsed as C++ or CUDA (tree-sitter is error tolerant)."""
-    return _parser(dialect).parse(source).root_node
-
-
-def text(node: Node) -> str:
-    return bytes(node.text).decode("utf-8", errors="replace") if node is not None else ""
-
-
-def line(node: Node) -> int:
-    """1-based line where ``node`` starts."""
-    return int(node.start_point[0]) + 1
-
-
-def walk(node: Node) -> Iterator[Node]:
-    """``node`` and all its descendants, in source order."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(reversed(current.children))
-
-
-def first_error(root: Node) -> tuple[int, int] | None:
-    """(line of the first syntax error, number of error nodes), or None for a clean parse."""
-    if not root.has_error:
-        return None
-    errors = [n for n in walk(root) if n.type == "ERROR" or n.is_missing]
-    if not errors:
-        return None
-    return line(errors[0]), len(errors)
+    return parser(_GRAMMARS[dialect], FEATURE).parse(source).root_node
 
 
 def calls(node: Node) -> Iterator[Node]:
@@ -153,6 +119,19 @@ def enclosing_function(node: Node) -> Node | None:
             return current
         current = current.parent
     return None
+
+
+def function_name(function: Node | None) -> str:
+    """The name a ``function_definition`` defines (``isNetworkSupported`` for
+    ``bool INetworkBuilder::isNetworkSupported(...) const``; also through pointer/reference
+    declarators), or "" for None."""
+    if function is None:
+        return ""
+    declarator = function.child_by_field_name("declarator")
+    while declarator is not None and declarator.type != "function_declarator":
+        declarator = declarator.child_by_field_name("declarator")
+    inner = declarator.child_by_field_name("declarator") if declarator is not None else None
+    return last_name(inner) or text(inner)
 
 
 def has_ancestor(node: Node, types: set[str], stop: Node | None = None) -> Node | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from trtsafe_lab.migrate.commands import CommandFacts, analyse_command
+from trtsafe_lab.migrate.commands import CommandFacts, analyse_commands
 from trtsafe_lab.migrate.shell import parse_shell
 from trtsafe_lab.migrate.words import Variables, Word, expand_make, expand_shell, split_value
 
@@ -18,13 +18,6 @@ _MAKE_ASSIGN = re.compile(
     re.DOTALL,
 )
 _DIRECTIVES = ("ifeq", "ifneq", "ifdef", "ifndef", "else", "endif", "include", "-include", "define")
-
-
-def analyse_commands(commands: list[list[Word]], path: str) -> CommandFacts:
-    facts = CommandFacts()
-    for argv in commands:
-        facts.extend(analyse_command(argv, path))
-    return facts
 
 
 def analyse_shell(text: str, path: str, first_line: int = 1) -> CommandFacts:

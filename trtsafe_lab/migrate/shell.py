@@ -14,15 +14,13 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable, Iterator
-from functools import lru_cache
-from typing import Any
 
-from trtsafe_lab._optional import require
 from trtsafe_lab.migrate.limits import MAX_NESTING
+from trtsafe_lab.migrate.syntax_tree import Node, parser
+from trtsafe_lab.migrate.syntax_tree import text as _source
 from trtsafe_lab.migrate.words import Variables, Word, expand_shell, split_value
 
 Expander = Callable[[Word, Variables], list[Word]]
-Node = Any  # tree_sitter.Node
 
 FEATURE = "Checking shell scripts for 10.x -> 11.x migration"
 _WRAPPERS_WITH_ARG = {"timeout": 1, "taskset": 1, "nice": 0, "ionice": 0, "stdbuf": 0}
@@ -38,17 +36,6 @@ _VERBATIM = {
     "arithmetic_expansion",
     "process_substitution",
 }
-
-
-@lru_cache(maxsize=1)
-def _parser() -> Any:
-    tree_sitter = require("tree_sitter", feature=FEATURE)
-    grammar = require("tree_sitter_bash", feature=FEATURE)
-    return tree_sitter.Parser(tree_sitter.Language(grammar.language()))
-
-
-def _source(node: Node) -> str:
-    return bytes(node.text).decode("utf-8", errors="replace")
 
 
 def _unescape(text: str, special: str | None = None) -> str:
@@ -174,7 +161,7 @@ def parse_shell(
     counted from ``first_line``.
     """
     variables = variables if variables is not None else Variables()
-    root = _parser().parse(text.encode("utf-8")).root_node
+    root = parser("tree_sitter_bash", FEATURE).parse(text.encode("utf-8")).root_node
     offset = first_line - 1
     commands: list[list[Word]] = []
     for node in _statements(root):

@@ -145,7 +145,7 @@ def expand_shell(word: Word, variables: Variables) -> list[Word]:
 
 def expand_make(word: Word, variables: Variables) -> list[Word]:
     """Expand make's ``$(X)`` / ``${X}``; ``$$`` becomes the shell's ``$``."""
-    protected = Word(word.text.replace("$$", _MAKE_DOLLAR), word.line)
+    protected = Word(word.text.replace("$$", _MAKE_DOLLAR), word.line, word.at)
     out = _expand_with(protected, variables, _MAKE_REF, 0)
     return [Word(w.text.replace(_MAKE_DOLLAR, "$"), w.line, w.at) for w in out]
 

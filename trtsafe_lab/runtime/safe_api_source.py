@@ -48,19 +48,7 @@ CALL_COLUMNS: tuple[str, ...] = ("version", "source", "line", "function", "call"
 Row = tuple[str, str, int, str, str, str]
 
 
-def _function_name(function: Node) -> str:
-    from trtsafe_lab.migrate import cpp_tree as t
-
-    if function is None:
-        return ""
-    declarator = function.child_by_field_name("declarator")
-    while declarator is not None and declarator.type != "function_declarator":
-        declarator = declarator.child_by_field_name("declarator")
-    inner = declarator.child_by_field_name("declarator") if declarator is not None else None
-    return t.last_name(inner) or t.text(inner)
-
-
-def _api_name(t: Node, file: Node, call: Node, types: dict[str, str]) -> str:
+def _api_name(file: Node, call: Node, types: dict[str, str]) -> str:
     """``ITRTGraph::x`` / ``nvinfer2::safe::x`` / a CUDA stream call, or "" for other calls."""
     from trtsafe_lab.migrate import cpp_tree
 
@@ -78,7 +66,7 @@ def _api_name(t: Node, file: Node, call: Node, types: dict[str, str]) -> str:
     return name if name in CUDA_STREAM_CALLS else ""
 
 
-def _sites(t: Node, file: Node) -> list[tuple[Node, str, list[Node]]]:
+def _sites(file: Node) -> list[tuple[Node, str, list[Node]]]:
     """(node, called name, argument nodes) for every call and every ``std::thread{f, ...}``
     brace construction, in source order."""
     from trtsafe_lab.migrate import cpp_tree
@@ -94,13 +82,13 @@ def _sites(t: Node, file: Node) -> list[tuple[Node, str, list[Node]]]:
     return sorted(sites, key=lambda site: site[0].start_byte)
 
 
-def _where(t: Node, node: Node) -> str:
+def _where(node: Node) -> str:
     """The enclosing function's name; ``name [lambda]`` inside a lambda (run later, e.g. the
     deleter ``setUpAuxStreamsOn`` returns, which destroys the aux streams at scope exit)."""
     from trtsafe_lab.migrate import cpp_tree
 
     function = cpp_tree.enclosing_function(node)
-    name = _function_name(function)
+    name = cpp_tree.function_name(function)
     if cpp_tree.has_ancestor(node, {"lambda_expression"}, function) is not None:
         return f"{name} {LAMBDA}"
     return name
@@ -121,12 +109,12 @@ def extract(sources: dict[str, bytes], version: str) -> list[Row]:
     direct: dict[tuple[str, int], tuple[str, str]] = {}  # (file, byte) -> api, arguments
     callers: dict[str, set[str]] = {}  # function -> names it calls or launches
     helpers: set[str] = set()  # functions that make API calls (directly, for now)
-    sites = {name: _sites(t, file) for name, file in files.items()}
+    sites = {name: _sites(file) for name, file in files.items()}
     for name, file in files.items():
         types: dict[str, str] = {}
         for node, callee, args in sites[name]:
-            function = _where(t, node).split(" ")[0]
-            api = _api_name(t, file, node, types) if node.type == "call_expression" else ""
+            function = _where(node).split(" ")[0]
+            api = _api_name(file, node, types) if node.type == "call_expression" else ""
             if api:
                 text = " ".join(t.text(node.child_by_field_name("arguments")).split())[1:-1]
                 direct[(name, node.start_byte)] = (api, text)
@@ -143,7 +131,7 @@ def extract(sources: dict[str, bytes], version: str) -> list[Row]:
     rows: list[Row] = []
     for name in files:
         for node, callee, args in sites[name]:
-            where = _where(t, node)
+            where = _where(node)
             found = direct.get((name, node.start_byte))
             if found is not None:
                 rows.append((version, name, t.line(node), where, found[0], found[1]))
@@ -186,6 +174,8 @@ def render(rows: list[Row]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Re-derive the calls from ``argv[0]`` (default ``../shared/reference/tensorrt-oss``) and
+    rewrite :mod:`trtsafe_lab.runtime.safe_api_calls`; exit 2 when no sample is found there."""
     args = sys.argv[1:] if argv is None else argv
     default = Path(__file__).resolve().parents[3] / "shared" / "reference" / "tensorrt-oss"
     reference = Path(args[0]) if args else default

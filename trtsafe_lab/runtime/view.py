@@ -26,6 +26,7 @@ from trtsafe_lab.runtime.trace import (
     OUTCOME_OK,
     OUTCOME_REFUSED,
 )
+from trtsafe_lab.text import for_matplotlib
 
 _X = {state: 3.0 * i for i, state in enumerate(State)}
 _BOX_W, _BOX_H = 1.5, 0.8
@@ -87,15 +88,17 @@ def plot_lifecycle(trace: pd.DataFrame, ax: Any = None, title: str = "") -> Any:
     if fatal:
         first = trace[trace[COL_OUTCOME] == OUTCOME_FATAL]
         why = str(first.iloc[0][COL_DIAGNOSTIC]) if len(first) else ""
-        text = textwrap.fill(f"FATAL CONTAINMENT — first error kept, every other call refused "
-                             f"with it: {why}", width=130, max_lines=3, placeholder=" …")
+        # escaped after wrapping, so that a line break never splits an escape
+        text = for_matplotlib(textwrap.fill(
+            f"FATAL CONTAINMENT — first error kept, every other call refused with it: {why}",
+            width=130, max_lines=3, placeholder=" …"))
         ax.text(_X[State.CREATED] - 1.05, -2.3, text, ha="left", va="top", fontsize=9,
                 color=_FATAL, weight="bold")
     ax.set_xlim(_X[State.CREATED] - 1.2, _X[State.DEINITIALIZED] + 1.2)
     ax.set_ylim(-3.0 if fatal else -2.3, 1.8)
     ax.set_aspect("equal")
     ax.axis("off")
-    ax.set_title(title or "Safety runner lifecycle", fontsize=12)
+    ax.set_title(for_matplotlib(title) if title else "Safety runner lifecycle", fontsize=12)
     return fig
 
 
