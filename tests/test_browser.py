@@ -1,11 +1,20 @@
-"""The notebooks in a real browser: JupyterLab on localhost driven through Debian's chromium.
+"""The notebooks and the HTML reports in a real browser (Debian's chromium, 1280 px wide).
 
 Starts JupyterLab (127.0.0.1, a free port, a token, a temporary root holding copies of the
-notebooks), opens each notebook in headless chromium with Playwright, runs all cells from the
-Run menu, saves, and checks that no cell errored (in the saved file), that the widgets rendered
-in the DOM, and that clicking a filter in the failure explorer changes its table. Screenshots go
-to out/browser-screenshots/ (the path is printed). Playwright cannot download its own browser
-here: the test uses /usr/bin/chromium (``apt-get install chromium``; .ci/run installs it).
+notebooks, its own temp folder), opens each notebook in headless chromium with Playwright, runs
+all cells from the Run menu, saves, and checks that no cell errored (in the saved file), that
+the widgets rendered in the DOM, and drives them: the build form (a refusal inline; the REPLAY
+build it chooses by itself on a machine without trtexec, its log following the newest line,
+nothing left in the temp folder), the failure explorer's filters, the profile dashboard's views
+and its empty state. Reports of a log, a build run, a profile comparison and the tour (whose
+migration check reads the bundled 10.x project) are opened from disk the same way.
+
+On every page, the layout checks (:data:`LAYOUT_JS`): no table cell and no output container is
+wider than its box (``scrollWidth`` against ``clientWidth``: clipped or hidden behind a scroll
+bar), no name in a table, option or label is cut with an ellipsis, no error output. Screenshots
+go to out/browser-screenshots/ (the path is printed; ``docs/screenshots/`` holds reference
+copies). Playwright cannot download its own browser here: the test uses /usr/bin/chromium
+(``apt-get install chromium``; .ci/run installs it).
 """
 
 from __future__ import annotations
@@ -36,6 +45,60 @@ TOKEN = "trtsafe-browser-test"
 # Notebooks that must show at least one widget once run (the others may not have any).
 WIDGET_NOTEBOOKS = {"01_bringup_build", "02_failure_triage", "03_aux_stream_profiling"}
 RUN_ALL_TIMEOUT_MS = int(os.environ.get("TRTSAFE_RUN_ALL_TIMEOUT_MS", "240000"))
+VIEWPORT = {"width": 1280, "height": 1200}
+REPORTS = REPO_ROOT / "out" / "browser-reports"
+
+# Layout checks run in the page. A cell or container whose content is wider than its box is
+# clipped (or needs a horizontal scroll bar to be read); an ellipsis inside a cell, option or
+# label means text was cut (names must be shown whole: they wrap or open in the detail pane).
+LAYOUT_JS = """() => {
+    const visible = e => e.offsetParent !== null && e.getClientRects().length > 0;
+    const what = e => (e.className && typeof e.className === 'string' ? '.' +
+        e.className.trim().split(/\\s+/).slice(0, 3).join('.') : '') ;
+    const out = {clipped: [], cut: [], errors: [], tables: 0, cells: 0};
+    const boxes = document.querySelectorAll(
+        'td, th, .jp-OutputArea-output, .jp-RenderedHTMLCommon, .widget-html-content, '
+        + '.dt-container, .trtsafe-table, .trtsafe-failure-table, .trtsafe-build-form, '
+        + '.trtsafe-build-panel, .trtsafe-profile-dashboard, .trtsafe-failure-explorer, '
+        + '.widget-toggle-button, .widget-label, .trtsafe-toc');
+    for (const e of boxes) {
+        if (!visible(e)) continue;
+        if (e.tagName === 'TD' || e.tagName === 'TH') out.cells += 1;
+        if (e.scrollWidth > e.clientWidth + 1) {
+            out.clipped.push(e.tagName.toLowerCase() + what(e) + ' scrollWidth ' + e.scrollWidth
+                + ' > clientWidth ' + e.clientWidth + ': ' + e.innerText.slice(0, 80));
+        }
+    }
+    // Boxes that stick out of their output area (or the report's page) are cut off there even
+    // when the box itself is not: a table wider than the output area, a long caption.
+    for (const e of document.querySelectorAll(
+            'td, th, caption, table, .dt-container, .jupyter-widgets, img, pre')) {
+        if (!visible(e)) continue;
+        const area = e.closest('.jp-OutputArea-output, .jp-Cell-inputWrapper')
+            || document.body;
+        if (area === e) continue;
+        const right = e.getBoundingClientRect().right, limit = area.getBoundingClientRect().right;
+        if (right > limit + 1) {
+            out.clipped.push(e.tagName.toLowerCase() + what(e) + ' ends at ' + Math.round(right)
+                + ' px, past its output area at ' + Math.round(limit) + ' px: '
+                + (e.innerText || e.getAttribute('src') || '').slice(0, 80));
+        }
+    }
+    out.tables = [...document.querySelectorAll('table')].filter(visible).length;
+    for (const e of document.querySelectorAll('td, th, option, .widget-label, button, caption')) {
+        const text = e.innerText || e.textContent || '';
+        if (text.includes('\u2026') || /\\.\\.\\.\\s*$/.test(text)) {
+            out.cut.push(e.tagName.toLowerCase() + ': ' + text.slice(0, 120));
+        }
+    }
+    for (const e of document.querySelectorAll(
+            '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"], '
+            + '.jp-OutputArea-output.jp-mod-error, .output_error')) {
+        const text = e.innerText || '';
+        if (/Traceback|Error/.test(text)) out.errors.push(text.slice(0, 300));
+    }
+    return out;
+}"""
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(900)]
 
@@ -58,8 +121,9 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    """A running JupyterLab: (base URL, root dir with copies of the notebooks)."""
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path, Path]]:
+    """A running JupyterLab: (base URL, root dir with copies of the notebooks, the temp folder
+    its kernels use)."""
     pytest.importorskip("jupyterlab")
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} not found: install Debian's chromium (apt-get install -y "
@@ -68,6 +132,8 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     home = tmp_path_factory.mktemp("lab")
     root = home / "root"
     root.mkdir()
+    temp = home / "tmp"  # the server's and its kernels' temp folder: must stay empty
+    temp.mkdir()
     for path in NOTEBOOKS:
         shutil.copy(path, root / path.name)
     settings = home / "settings"
@@ -82,6 +148,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
         JUPYTERLAB_SETTINGS_DIR=str(settings),
         JUPYTERLAB_WORKSPACES_DIR=str(home / "workspaces"),
         MPLBACKEND="module://matplotlib_inline.backend_inline",
+        TMPDIR=str(temp),
     )
     port = _free_port()
     log = (home / "lab.log").open("w")
@@ -107,7 +174,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
                 if time.monotonic() > deadline:
                     pytest.fail(f"JupyterLab did not answer on {base} within 120 s")
                 time.sleep(0.5)
-        yield base, root
+        yield base, root, temp
     finally:
         _stop(server)
         log.close()
@@ -193,11 +260,21 @@ def _run_all_and_save(page: object, base: str, nb_path: Path) -> dict[str, objec
     return json.loads(nb_path.read_text(encoding="utf-8"))
 
 
+def check_layout(page: object, where: str) -> dict[str, object]:
+    """Run :data:`LAYOUT_JS` on the page and fail on clipped boxes, cut names or errors."""
+    found: dict[str, object] = page.evaluate(LAYOUT_JS)  # type: ignore[attr-defined]
+    problems = {k: found[k] for k in ("clipped", "cut", "errors") if found[k]}
+    assert not problems, f"{where}: {json.dumps(problems, indent=1)}"
+    return found
+
+
 def _check_failure_explorer(page: object, shots: Path) -> None:
     explorer = page.locator(".trtsafe-failure-explorer").first  # type: ignore[attr-defined]
     explorer.evaluate("e => e.scrollIntoView({block: 'start'})")
     table = explorer.locator(".trtsafe-failure-table")
     before = table.inner_text()
+    assert "<img" not in before and "rows 1-" in before
+    check_layout(page, "02 failure explorer")
     page.screenshot(path=str(shots / "02_failure_explorer_all.png"))  # type: ignore[attr-defined]
     buttons = explorer.locator(".trtsafe-filter-severity button")
     labels = [b.strip() for b in buttons.all_inner_texts()]
@@ -222,8 +299,20 @@ def _check_failure_explorer(page: object, shots: Path) -> None:
         )
 
 
-def _check_build_form(page: object, shots: Path) -> None:
-    """Typing a flag that 11.x removed shows the refusal inline and disables Run."""
+FOLLOWING_JS = """() => {
+    const box = document.querySelector('.trtsafe-build-log .trtsafe-log-box');
+    if (!box) return null;
+    const pre = box.querySelector('pre');
+    return {overflows: box.scrollHeight > box.clientHeight + 1,
+            bottomGap: box.getBoundingClientRect().bottom - pre.getBoundingClientRect().bottom,
+            scrollTop: box.scrollTop, last: pre.innerText.trim().split('\\n').pop()};
+}"""
+
+
+def _check_build_form(page: object, shots: Path, temp: Path) -> None:
+    """Typing a flag that 11.x removed shows the refusal inline and disables Run; with no
+    trtexec here the form has chosen the REPLAY tool by itself, and Run builds with it: the log
+    follows the newest line, the phases show, and the temp folder stays empty."""
     form = page.locator(".trtsafe-build-form").first  # type: ignore[attr-defined]
     form.scroll_into_view_if_needed()
     extra = form.locator("input[placeholder^='e.g. --verbose']")
@@ -231,26 +320,35 @@ def _check_build_form(page: object, shots: Path) -> None:
     form.locator(".trtsafe-build-preview .trtsafe-refusal").first.wait_for(timeout=30_000)
     assert "fp16" in form.locator(".trtsafe-build-preview").inner_text()
     assert form.locator("button:has-text('Run')").is_disabled()
+    check_layout(page, "01 build form with a refusal")
     form.screenshot(path=str(shots / "01_build_form_refusal.png"))
     extra.fill("")
-    replay = form.locator("button:has-text('REPLAY')")
-    if replay.count() == 0:  # trtexec is installed: the notebook offers no replay to click
-        return
-    # Run the REPLAY tool (a recorded log, NOT TensorRT): the live panel, then the summary and
-    # a failure explorer for the run appear in the page.
-    replay.click()
-    run = form.locator("button:has-text('Run')")
+    if shutil.which("trtexec") or shutil.which("trtexec_safe"):
+        return  # a real tool is the default here: the test does not run TensorRT builds
+    chosen = form.locator(".trtsafe-tool-choice button.mod-active")
+    assert chosen.inner_text().strip() == "REPLAY (not TensorRT)"  # chosen with no hint
+    assert "REPLAY" in form.locator(".trtsafe-tool-path input").input_value()
     page.wait_for_function(  # type: ignore[attr-defined]
         "() => ![...document.querySelectorAll('.trtsafe-build-form button')]"
-        ".find(b => b.textContent.includes('Run')).disabled", timeout=30_000)
-    run.click()
+        ".find(b => b.textContent.trim() === 'Run').disabled", timeout=30_000)
+    form.locator("button:text-is('Run')").click()
     form.locator(".trtsafe-build-summary :text('run directory')").wait_for(timeout=120_000)
     summary = form.locator(".trtsafe-build-summary").inner_text()
     assert "NOT OK" in summary and "exit code 1" in summary  # a replay builds no engine
-    assert "Error" in form.locator("textarea").first.input_value()  # the live log tail
+    log = form.locator(".trtsafe-build-log")
+    assert "Error" in log.inner_text()  # the live log tail
+    following = page.evaluate(FOLLOWING_JS)  # type: ignore[attr-defined]
+    assert following is not None and following["overflows"], following
+    assert abs(following["bottomGap"]) <= 8 and abs(following["scrollTop"]) <= 1, following
+    assert "&&&& FAILED" in following["last"], following  # the newest line is the one shown
+    phases = form.locator(".trtsafe-build-phases").inner_text()
+    assert "elapsed" in phases and "parse" in phases
     form.locator(".trtsafe-failure-explorer").wait_for(timeout=30_000)
-    form.evaluate("e => e.scrollIntoView({block: 'start'})")
+    log.scroll_into_view_if_needed()
+    check_layout(page, "01 build form after the REPLAY run")
     page.screenshot(path=str(shots / "01_build_form_replay_run.png"))  # type: ignore[attr-defined]
+    left = sorted(p.name for p in temp.iterdir())
+    assert left == [], f"left in the temp folder after the build: {left}"
 
 
 def _check_profile_dashboard(page: object, shots: Path) -> None:
@@ -264,15 +362,24 @@ def _check_profile_dashboard(page: object, shots: Path) -> None:
         "(before) => document.querySelector('.trtsafe-profile-plot').src !== before",
         arg=before, timeout=60_000,
     )
+    check_layout(page, "03 profile dashboard")
     dash.screenshot(path=str(shots / "03_profile_dashboard_ecdf.png"))
+    # no run chosen: the table and the plot of the earlier choice go away
+    dash.locator("select").first.select_option([])
+    dash.locator(":text('Choose at least one run')").wait_for(timeout=30_000)
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "() => !document.querySelector('.trtsafe-profile-table table')", timeout=30_000)
+    assert not dash.locator(".trtsafe-profile-plot").is_visible()
+    dash.screenshot(path=str(shots / "03_profile_dashboard_empty.png"))
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_notebook_in_jupyterlab(lab: tuple[str, Path], browser: object, path: Path) -> None:
-    base, root = lab
+def test_notebook_in_jupyterlab(lab: tuple[str, Path, Path], browser: object,
+                                path: Path) -> None:
+    base, root, temp = lab
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     print(f"\nscreenshots: {SCREENSHOTS}")
-    page = browser.new_page(viewport={"width": 1400, "height": 1400})  # type: ignore[attr-defined]
+    page = browser.new_page(viewport=VIEWPORT)  # type: ignore[attr-defined]
     try:
         page.goto(f"{base}/lab/tree/{path.name}?token={TOKEN}&reset", timeout=120_000)
         saved = _run_all_and_save(page, base, root / path.name)
@@ -293,8 +400,11 @@ def test_notebook_in_jupyterlab(lab: tuple[str, Path], browser: object, path: Pa
         elif page.locator(".jp-OutputArea img").count():
             page.locator(".jp-OutputArea img").first.scroll_into_view_if_needed()
         page.screenshot(path=str(SCREENSHOTS / f"{path.stem}.png"))
+        assert page.locator(".jp-OutputArea table.dataTable").count() > 0, \
+            "no interactive table (itables) rendered"
+        _check_every_output(page, path.stem)
         if path.stem == "01_bringup_build":
-            _check_build_form(page, SCREENSHOTS)
+            _check_build_form(page, SCREENSHOTS, temp)
         if path.stem == "02_failure_triage":
             _check_failure_explorer(page, SCREENSHOTS)
         if path.stem == "03_aux_stream_profiling":
@@ -306,3 +416,77 @@ def test_notebook_in_jupyterlab(lab: tuple[str, Path], browser: object, path: Pa
     finally:
         page.close()
         _shut_down_sessions(base, path.name)
+
+
+SCROLLER_JS = """() => {
+    let e = document.querySelector('.jp-Notebook .jp-Cell');
+    while (e && !(e.scrollHeight > e.clientHeight + 10
+                  && /(auto|scroll)/.test(getComputedStyle(e).overflowY))) e = e.parentElement;
+    if (!e) return 0;
+    e.setAttribute('data-trtsafe-scroller', '1');
+    return e.scrollHeight;
+}"""
+
+
+def _check_every_output(page: object, stem: str) -> None:
+    """Scroll the notebook from top to bottom and check the layout at each screenful (every
+    output is in the DOM: windowing is off); keep one screenshot per screenful."""
+    height = int(page.evaluate(SCROLLER_JS))  # type: ignore[attr-defined]
+    check_layout(page, stem)
+    step = VIEWPORT["height"] - 250
+    for index, top in enumerate(range(0, max(height, 1), step)):
+        page.evaluate(  # type: ignore[attr-defined]
+            f"() => document.querySelector('[data-trtsafe-scroller]')?.scrollTo(0, {top})")
+        page.wait_for_timeout(300)  # type: ignore[attr-defined]
+        page.screenshot(path=str(SCREENSHOTS / f"{stem}-page{index + 1}.png"))  # type: ignore[attr-defined]
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """HTML reports of a log, a build run (the REPLAY tool: not TensorRT), a profile
+    comparison and the tour (its migration check reads the bundled 10.x project)."""
+    pytest.importorskip("nbclient")
+    from trtsafe_lab.demo.logs import example_logs
+    from trtsafe_lab.demo.profile import example_runs
+    from trtsafe_lab.replay import replay_setup
+    from trtsafe_lab.report import ReportKernel, notebooks_dir, write_notebook_report, write_report
+    from trtsafe_lab.trtexec import TrtexecCommand, TrtexecOptions, TrtVersion, run_build
+
+    work = tmp_path_factory.mktemp("reports")
+    tool, workdir = replay_setup(work / "runs", delay_s=0.0)
+    cmd = TrtexecOptions(onnx=Path("model.onnx"), save_engine=Path("model.engine"),
+                         safe=True).to_command(TrtVersion(11, 4))
+    run = run_build(TrtexecCommand(str(tool), cmd.flags, cmd.version), work / "runs",
+                    cwd=workdir).run_dir
+    shutil.rmtree(REPORTS, ignore_errors=True)
+    with ReportKernel(notebooks_dir()) as kernel:
+        made = {
+            "log": write_report(example_logs(), REPORTS / "report-log.html", kernel),
+            "build": write_report([run], REPORTS / "report-build.html", kernel),
+            "profile": write_report([r.path for r in next(iter(example_runs().values()))],
+                                    REPORTS / "report-profile.html", kernel),
+            "tour-migration": write_notebook_report(
+                "04_safety_runtime_tour.ipynb", {}, REPORTS / "report-tour-migration.html",
+                "trtsafe-lab: tour with the migration check", kernel),
+        }
+    print(f"\nreports: {REPORTS}")
+    return made
+
+
+@pytest.mark.parametrize("kind", ["log", "build", "profile", "tour-migration"])
+def test_report_in_chromium(reports: dict[str, Path], browser: object, kind: str) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page = browser.new_page(viewport=VIEWPORT)  # type: ignore[attr-defined]
+    try:
+        page.goto(reports[kind].as_uri(), timeout=60_000)
+        page.wait_for_selector("table.dataTable", timeout=30_000)  # itables ran, offline
+        assert page.locator(".trtsafe-toc a").count() >= 2, "no table of contents"
+        assert "Traceback" not in page.inner_text("body")
+        found = check_layout(page, f"report {kind}")
+        assert int(found["cells"]) > 0  # type: ignore[call-overload]
+        page.screenshot(path=str(SCREENSHOTS / f"report-{kind}.png"), full_page=True)
+    except Exception:
+        page.screenshot(path=str(SCREENSHOTS / f"FAILED-report-{kind}.png"), full_page=True)
+        raise
+    finally:
+        page.close()

@@ -104,6 +104,41 @@ def test_report_executes_with_inputs_and_embeds_figures(
     assert base64.b64decode(png).startswith(b"\x89PNG")
 
 
+def test_reports_share_one_quiet_kernel_with_a_clean_namespace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Two reports through one ReportKernel: one kernel process, the second notebook does not
+    see the first one's variables, no Jupyter warnings on the terminal, a table of contents."""
+    pytest.importorskip("nbclient")
+    from trtsafe_lab.report import ReportKernel, write_notebook_report
+
+    books = tmp_path / "books"
+    books.mkdir()
+    _write_notebook(books, "a.ipynb", [
+        ("md", "# First report\n## Section one", []),
+        ("code", "inputs = []", ["parameters"]),
+        ("code", "import os\nleft_behind = 1\nprint('PID', os.getpid())", []),
+    ])
+    _write_notebook(books, "b.ipynb", [
+        ("code", "inputs = []", ["parameters"]),
+        ("code", "import os\nprint('PID', os.getpid())\nprint('LEFT', 'left_behind' in dir())",
+         []),
+    ])
+    monkeypatch.setenv("TRTSAFE_NOTEBOOKS", str(books))
+    with ReportKernel(books) as kernel:
+        a = write_notebook_report("a.ipynb", {}, tmp_path / "a.html", "a", kernel)
+        b = write_notebook_report("b.ipynb", {}, tmp_path / "b.html", "b", kernel)
+        assert kernel.notebooks_run == 2
+    page_a, page_b = a.read_text(encoding="utf-8"), b.read_text(encoding="utf-8")
+    pid = page_a.split("PID ", 1)[1].split()[0]
+    assert f"PID {pid}" in page_b  # the same kernel process ran both
+    assert "LEFT False" in page_b  # ... with the first notebook's names gone
+    assert "class='trtsafe-toc'" in page_a and "href='#Section-one'" in page_a
+    assert "trtsafe-toc" not in page_b  # no headings, no contents box
+    err = capfd.readouterr().err
+    assert "without encryption" not in err and "WARNING" not in err, err
+
+
 def test_report_names_the_failing_notebook(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -45,3 +45,36 @@ def test_dashboard_follows_its_controls() -> None:
 
     dash.choose.value = ()
     assert "at least one run" in dash.message.value
+
+
+def _texts(figure: object) -> list[str]:
+    axes = figure.axes  # type: ignore[attr-defined]
+    texts = [t for ax in axes for t in (ax.get_title(), ax.get_xlabel(), ax.get_ylabel())]
+    suptitle = figure._suptitle  # type: ignore[attr-defined]
+    return texts + ([suptitle.get_text()] if suptitle is not None else [])
+
+
+def test_compute_metric_is_named_as_such_and_no_run_clears_everything() -> None:
+    from trtsafe_lab.demo.profile import example_runs
+    from trtsafe_lab.widgets import ProfileDashboard
+
+    runs = next(iter(example_runs().values()))  # one workload: single stream and aux streams
+    dash = ProfileDashboard(runs, dpi=30)
+    assert "<th>median_<wbr>latency_<wbr>ms</th>" in dash.table.value
+    assert any("latency" in t for t in _texts(dash.figure))
+    dash.metric.value = "compute"
+    assert "<th>median_<wbr>compute_<wbr>ms</th>" in dash.table.value
+    assert "median_ms" not in dash.table.value and "latency" not in dash.table.value
+    for view in ("summary", "distribution", "ecdf", "speedup", "memory vs latency"):
+        dash.view.value = view
+        texts = _texts(dash.figure)
+        assert not [t for t in texts if "atency" in t], (view, texts)
+        if view in ("summary", "ecdf", "memory vs latency"):
+            assert any("compute" in t.lower() for t in texts), (view, texts)
+
+    dash.choose.value = ()
+    assert "at least one run" in dash.message.value
+    assert dash.table.value == "" and dash.image.value == b"" and dash.png == b""
+    assert dash.figure is None and dash.comparison.empty and dash.image.layout.display == "none"
+    dash.choose.value = (runs[0].name,)  # back: table and plot are drawn again
+    assert dash.table.value and dash.png.startswith(b"\x89PNG") and not dash.image.layout.display

@@ -163,7 +163,7 @@ def test_missing_values_render_blank() -> None:
                           "message": ["a", "b"]})
     page_html = render_page_html(page_of(table, 0, 10))
     assert "<NA>" not in page_html and "&lt;NA&gt;" not in page_html and "nan" not in page_html
-    assert "<td>10</td>" in page_html
+    assert "<td class='trtsafe-num'>10</td>" in page_html
 
 
 def test_display_value() -> None:
@@ -172,3 +172,25 @@ def test_display_value() -> None:
     assert display_value(pd.NA) == "" and display_value(float("nan")) == ""
     assert display_value(("a", "b")) == "a, b" and display_value(()) == ""
     assert display_value(10) == "10" and display_value("x") == "x"
+
+
+def test_interactive_tables_show_paths_as_names_and_wide_tables_transposed() -> None:
+    pytest.importorskip("itables")
+    from trtsafe_lab.widgets.interactive_tables import MAX_COLUMNS, table_html, transposed
+    from trtsafe_lab.widgets.tables import short_names
+
+    assert short_names(["/a/x/build.log", "/b/y/other.log"]) == {
+        "/a/x/build.log": "build.log", "/b/y/other.log": "other.log"}
+    assert short_names(["/a/x/build.log", "/b/y/build.log", "<pasted>"]) == {
+        "/a/x/build.log": "x/build.log", "/b/y/build.log": "y/build.log", "<pasted>": "<pasted>"}
+    wide = pd.DataFrame({"log": ["/logs/a.log", "/logs/b.log"],
+                         **{f"field_{i}": [i, None] for i in range(MAX_COLUMNS)}})
+    side = transposed(wide)
+    assert list(side.columns) == ["column", "a.log", "b.log"]
+    assert list(side["column"]) == [f"field_{i}" for i in range(MAX_COLUMNS)]
+    assert side.loc[3, "a.log"] == "3.0" and side.loc[3, "b.log"] == ""  # missing: blank
+    page = table_html(wide)
+    assert "shown transposed" in page and "field_14" in page
+    narrow = table_html(wide.iloc[:, :5])
+    assert "shown transposed" not in narrow
+    assert '<span title="/logs/a.log">a.log</span>' in narrow  # full path on hover

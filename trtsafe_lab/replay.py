@@ -27,6 +27,11 @@ import time
 from pathlib import Path
 
 DEFAULT_DELAY_S = 0.02
+#: The log the build form and notebook 01 replay by default: an 11.4 --safe build failing in the
+#: tactic phase (written by the project, not recorded from TensorRT: examples/logs/README.md).
+DEFAULT_LOG_NAME = "trt11-safe-build-no-tactic.log"
+#: The folder, inside a runs folder, that holds the REPLAY tool and its placeholder model.
+REPLAY_FOLDER = ".replay-not-TensorRT"
 
 
 def exit_code(lines: list[str]) -> int:
@@ -65,6 +70,33 @@ def install_replay_tool(log: Path, folder: Path, delay_s: float = DEFAULT_DELAY_
                     "(trtsafe_lab.replay)\n" f'exec {shlex.join(argv)} "$@"\n', encoding="utf-8")
     tool.chmod(tool.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     return tool
+
+
+def default_log() -> Path:
+    """The log the build form and notebook 01 replay by default (bundled example data)."""
+    from trtsafe_lab.examples import example_path
+
+    return example_path("logs", DEFAULT_LOG_NAME)
+
+
+def replay_setup(runs_dir: Path, log: Path | None = None, delay_s: float = DEFAULT_DELAY_S
+                 ) -> tuple[Path, Path]:
+    """Install the REPLAY tool for ``log`` (default: :func:`default_log`) inside ``runs_dir``
+    and return ``(tool, workdir)``.
+
+    ``workdir`` (``runs_dir/.replay-not-TensorRT``) holds the tool's folder and a placeholder
+    ``model.onnx`` (the replay never reads it; a build checks that its inputs exist): run the
+    build with ``cwd=workdir``. Everything stays under ``runs_dir`` (nothing in /tmp to leak when
+    a kernel restarts); calling it again rewrites the same two files.
+    """
+    workdir = Path(runs_dir) / REPLAY_FOLDER
+    tool = install_replay_tool(log or default_log(), workdir / "trtexec-REPLAY-not-TensorRT",
+                               delay_s)
+    placeholder = workdir / "model.onnx"
+    if not placeholder.is_file():
+        placeholder.write_text("placeholder input: the REPLAY tool never reads it\n",
+                               encoding="utf-8")
+    return tool, workdir
 
 
 def refuse_like_trtexec(log: Path, flags: list[str], version: str | None = None) -> int | None:

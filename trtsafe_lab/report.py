@@ -3,23 +3,27 @@
 ``trtsafe-lab report RUN_OR_LOG... -o report.html`` picks the notebook for the kind of input
 (a log file → failure triage, a build run directory → bring-up build, profile runs or trtexec
 export folders → aux-stream profiling), injects the inputs papermill-style (a cell after the one
-tagged ``parameters``), executes it with nbclient in a fresh kernel, drops the interactive cells
+tagged ``parameters``), executes it with nbclient in a python3 kernel, drops the interactive cells
 (tagged ``interactive``: widgets need a live kernel) and writes one HTML file with every image
-embedded and no external scripts.
+embedded, a table of contents, interactive tables (itables, offline) and no external scripts.
+The reports of one call share one kernel (:class:`ReportKernel`), spoken to over IPC.
 """
 
 from __future__ import annotations
 
 import argparse
+import html
 import os
-import re
 import sys
+import tempfile
 import time
 from collections.abc import Mapping, Sequence
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 from trtsafe_lab._optional import require
+from trtsafe_lab.text import strip_ansi
 
 #: Input kind -> notebook that reports on it.
 NOTEBOOK_FOR_KIND: dict[str, str] = {
@@ -138,39 +142,154 @@ def inject_parameters(nb: Any, parameters: Mapping[str, object]) -> Any:
     return nb
 
 
+class ReportKernel:
+    """One python3 kernel reused for every notebook of one call (a context manager).
+
+    Starting a kernel and importing pandas/matplotlib in it is most of a small report's time,
+    so the reports of one call share a kernel; before each notebook after the first its
+    namespace is reset (``%reset -f``) and its figures closed. The kernel talks to this process
+    over IPC sockets in a private temporary folder (removed on exit), not TCP: nothing else on
+    the machine can connect, and ipykernel has no reason to warn about unencrypted TCP.
+    """
+
+    def __init__(self, cwd: Path, timeout_s: int = CELL_TIMEOUT_S) -> None:
+        self.cwd = cwd
+        self.timeout_s = timeout_s
+        self._client: Any = None
+        self._sockets: Any = None
+        self.notebooks_run = 0
+
+    def __enter__(self) -> ReportKernel:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Shut the kernel down and remove its socket folder (safe to call twice)."""
+        client, self._client = self._client, None
+        try:
+            if client is not None and client.km is not None and client.km.has_kernel:
+                client._cleanup_kernel()
+        finally:
+            if self._sockets is not None:
+                self._sockets.cleanup()
+                self._sockets = None
+
+    def execute(self, nb: Any, name: str) -> Any:
+        """Execute notebook node ``nb`` (``name`` for messages) in this kernel; return it."""
+        nbclient = require("nbclient", feature="Notebook execution")
+        nbformat = require("nbformat", feature="Notebook execution")
+        traitlets_config = require("traitlets.config", feature="Notebook execution")
+        if self.notebooks_run:
+            reset = nbformat.v4.new_code_cell(_RESET, metadata={"tags": [INJECTED_TAG]})
+            nb.cells.insert(0, reset)
+        options: dict[str, Any] = {}
+        if self._client is None:
+            self._sockets = tempfile.TemporaryDirectory(prefix="trtsafe-report-kernel-")
+            config = traitlets_config.Config()
+            config.KernelManager.transport = "ipc"
+            config.KernelManager.ip = str(Path(self._sockets.name) / "kernel")
+            options = {"config": config}
+        else:
+            options = {"km": self._client.km}
+        client = nbclient.NotebookClient(
+            nb, timeout=self.timeout_s, kernel_name="python3",
+            resources={"metadata": {"path": str(self.cwd)}}, store_widget_state=False,
+            **options)
+        if self._client is None:
+            self._client = client
+        else:
+            client.kc = self._client.kc  # the running kernel's client (not a constructor trait)
+        # Inline figures whatever backend the caller uses (tests set Agg, which would drop them).
+        env = dict(os.environ, MPLBACKEND="module://matplotlib_inline.backend_inline")
+        try:
+            client.execute(env=env, cleanup_kc=False)
+        except nbclient.exceptions.CellExecutionError as err:
+            raise ReportError(f"{name} failed: {strip_ansi(str(err))}") from err
+        finally:
+            self.notebooks_run += 1
+        return nb
+
+
+# Run before each notebook after the first in a shared kernel: a clean namespace, no figures.
+_RESET = ("get_ipython().run_line_magic('reset', '-f')\n"
+          "import matplotlib.pyplot as _plt\n_plt.close('all')\ndel _plt\n")
+
+
+def load_notebook(path: Path, parameters: Mapping[str, object] | None = None, *,
+                  interactive: bool = True) -> Any:
+    """The notebook at ``path`` with ``parameters`` injected; without the cells tagged
+    ``interactive`` when ``interactive`` is false (a report drops their output anyway)."""
+    nbformat = require("nbformat", feature="Notebook execution")
+    nb = nbformat.read(path, as_version=4)
+    if not interactive:
+        nb.cells = [c for c in nb.cells
+                    if INTERACTIVE_TAG not in c.get("metadata", {}).get("tags", [])]
+    if parameters:
+        inject_parameters(nb, parameters)
+    return nb
+
+
 def execute_notebook(
     path: Path, parameters: Mapping[str, object] | None = None, timeout_s: int = CELL_TIMEOUT_S
 ) -> Any:
-    """Execute the notebook at ``path`` in a fresh python3 kernel (cwd: its folder).
+    """Execute every cell of the notebook at ``path`` in a fresh python3 kernel (cwd: its folder).
 
     Returns the executed notebook. A failing cell raises :class:`ReportError` naming the notebook
     and quoting the error.
     """
-    nbformat = require("nbformat", feature="Notebook execution")
-    nbclient = require("nbclient", feature="Notebook execution")
-    nb = nbformat.read(path, as_version=4)
-    if parameters:
-        inject_parameters(nb, parameters)
-    client = nbclient.NotebookClient(
-        nb,
-        timeout=timeout_s,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(path.parent)}},
-        store_widget_state=False,
-    )
-    # Inline figures whatever backend the caller uses (tests set Agg, which would drop them).
-    env = dict(os.environ, MPLBACKEND="module://matplotlib_inline.backend_inline")
-    try:
-        client.execute(env=env)
-    except nbclient.exceptions.CellExecutionError as err:
-        plain = re.sub(r"\x1b\[[0-9;]*m", "", str(err))  # the traceback's terminal colours
-        raise ReportError(f"{path.name} failed: {plain}") from err
-    return nb
+    with ReportKernel(path.parent, timeout_s) as kernel:
+        return kernel.execute(load_notebook(path, parameters), path.name)
+
+
+class _Headings(HTMLParser):
+    """The ``(level, id, text)`` of every h1-h3 with an id in an HTML page, in order."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: list[tuple[int, str, str]] = []
+        self._open: tuple[int, str, list[str]] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        ids = dict(attrs).get("id")
+        if tag in ("h1", "h2", "h3") and ids:
+            self._open = (int(tag[1]), ids, [])
+
+    def handle_data(self, data: str) -> None:
+        if self._open is not None:
+            self._open[2].append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._open is not None and tag == f"h{self._open[0]}":
+            level, ident, text = self._open
+            self.found.append((level, ident, "".join(text).replace("\u00b6", "").strip()))
+            self._open = None
+
+
+def table_of_contents(page: str) -> str:
+    """A ``<nav>`` listing the page's h1-h3 headings as links (empty when it has none)."""
+    parser = _Headings()
+    parser.feed(page)
+    if not parser.found:
+        return ""
+    items = "".join(
+        f"<li class='trtsafe-toc-{level}'><a href='#{html.escape(ident, quote=True)}'>"
+        f"{html.escape(text)}</a></li>" for level, ident, text in parser.found)
+    return f"<nav class='trtsafe-toc'><b>Contents</b><ul>{items}</ul></nav>"
+
+
+_TOC_STYLE = (
+    "<style>.trtsafe-toc{margin:1em 0 1.5em;padding:.6em 1em;border:1px solid #ddd;"
+    "border-radius:4px;max-width:60em}.trtsafe-toc ul{margin:.3em 0;padding-left:1.2em}"
+    ".trtsafe-toc-1{list-style:none;margin-left:-1.2em;font-weight:600}"
+    ".trtsafe-toc-3{margin-left:1.2em}</style>"
+)
 
 
 def to_html(nb: Any, title: str) -> str:
-    """One self-contained HTML page for an executed notebook: interactive cells and widget views
-    dropped, images embedded, no external scripts or stylesheets."""
+    """One self-contained HTML page for an executed notebook: a table of contents, interactive
+    cells and widget views dropped, images embedded, no external scripts or stylesheets."""
     nbconvert = require("nbconvert", feature="HTML reports")
     traitlets_config = require("traitlets.config", feature="HTML reports")
     config = traitlets_config.Config()
@@ -189,14 +308,28 @@ def to_html(nb: Any, title: str) -> str:
         for output in cell.get("outputs", []):
             output.get("data", {}).pop("application/vnd.jupyter.widget-view+json", None)
     body, _resources = exporter.from_notebook_node(nb, resources={"metadata": {"name": title}})
-    return str(body)
+    page = str(body)
+    toc = table_of_contents(page)
+    if toc and "<main>" in page:
+        page = page.replace("<main>", f"<main>{_TOC_STYLE}{toc}", 1)
+    return page
 
 
 def write_notebook_report(name: str, parameters: Mapping[str, object], out: Path,
-                          title: str) -> Path:
+                          title: str, kernel: ReportKernel | None = None) -> Path:
     """Execute notebook ``name`` (in :func:`notebooks_dir`) with ``parameters`` and write its
-    HTML to ``out`` (written whole or not at all); return ``out``."""
-    nb = execute_notebook(notebooks_dir() / name, parameters)
+    HTML to ``out`` (written whole or not at all); return ``out``.
+
+    ``kernel``: a :class:`ReportKernel` shared by the reports of one call (default: a new one).
+    Cells tagged ``interactive`` are not run (a report has no live kernel to drive them).
+    """
+    path = notebooks_dir() / name
+    nb = load_notebook(path, parameters, interactive=False)
+    if kernel is None:
+        with ReportKernel(path.parent) as own:
+            own.execute(nb, name)
+    else:
+        kernel.execute(nb, name)
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_name(out.name + ".partial")
     partial.write_text(to_html(nb, title), encoding="utf-8")
@@ -204,11 +337,12 @@ def write_notebook_report(name: str, parameters: Mapping[str, object], out: Path
     return out
 
 
-def write_report(inputs: Sequence[Path], out: Path) -> Path:
+def write_report(inputs: Sequence[Path], out: Path, kernel: ReportKernel | None = None) -> Path:
     """Execute the notebook for ``inputs`` and write the HTML report to ``out``; return ``out``."""
     name = choose_notebook(inputs)
     title = f"trtsafe-lab report: {', '.join(p.name for p in inputs)}"
-    return write_notebook_report(name, {"inputs": [str(p.resolve()) for p in inputs]}, out, title)
+    return write_notebook_report(name, {"inputs": [str(p.resolve()) for p in inputs]}, out, title,
+                                 kernel)
 
 
 def record_report(inputs: Sequence[Path], runs_dir: Path, name: str | None = None) -> Path:
@@ -222,8 +356,10 @@ def record_report(inputs: Sequence[Path], runs_dir: Path, name: str | None = Non
     name = name or f"{stamp}-report-{Path(notebook).stem}"
     title = f"trtsafe-lab report: {', '.join(p.name for p in inputs)}"
     with staged_run_dir(Path(runs_dir), name, "report") as staging:
-        nb = execute_notebook(notebooks_dir() / notebook,
-                              {"inputs": [str(p.resolve()) for p in inputs]})
+        nb = load_notebook(notebooks_dir() / notebook,
+                           {"inputs": [str(p.resolve()) for p in inputs]}, interactive=False)
+        with ReportKernel(notebooks_dir()) as kernel:
+            kernel.execute(nb, notebook)
         (staging / "report.html").write_text(to_html(nb, title), encoding="utf-8")
         write_run_manifest(staging, "report", name, {
             "notebook": notebook, "title": title,

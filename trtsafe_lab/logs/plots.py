@@ -51,12 +51,12 @@ def plot_categories(
     by_category = by_category[~by_category.index.isin(hide)].sort_values(C.COUNT)
     fatal = by_category[C.FATAL_COUNT]
     other = by_category[C.COUNT] - fatal
-    labels = list(by_category.index)
+    labels = [for_matplotlib(c) for c in by_category.index]
     ax.barh(labels, fatal, color="#c0392b", label="fatal")
     ax.barh(labels, other, left=fatal, color="#95a5a6", label="not fatal")
     note = f" ({hidden} {'/'.join(hide)} follow-up rows not shown)" if hidden else ""
     ax.set_xlabel("failure rows" + note)
-    ax.set_title(title or "Failure rows by category")
+    ax.set_title(for_matplotlib(title) or "Failure rows by category")
     _integer_ticks(ax)
     if labels:
         ax.legend(loc="best")
@@ -74,7 +74,8 @@ def plot_layers(summary: pd.DataFrame, ax: Any = None, top: int = 12, title: str
     per_layer = named.groupby(C.LAYER).agg({C.COUNT: "sum", C.PHASE: "first"})
     per_layer = per_layer.sort_values(C.COUNT, ascending=False, kind="stable").head(top)
     per_layer = per_layer.iloc[::-1]
-    labels = [name if len(name) <= 48 else name[:22] + "…" + name[-23:] for name in per_layer.index]
+    labels = [for_matplotlib(name if len(name) <= 48 else name[:22] + "…" + name[-23:])
+              for name in per_layer.index]
     ax.barh(
         range(len(per_layer)),
         per_layer[C.COUNT],
@@ -82,7 +83,7 @@ def plot_layers(summary: pd.DataFrame, ax: Any = None, top: int = 12, title: str
     )
     ax.set_yticks(range(len(per_layer)), labels, fontsize=8)
     ax.set_xlabel("failure rows naming the layer")
-    ax.set_title(title or f"Layers named most often (top {top})")
+    ax.set_title(for_matplotlib(title) or f"Layers named most often (top {top})")
     _integer_ticks(ax)
     handles = [
         Patch(color=colour, label=phase)
@@ -107,7 +108,7 @@ def plot_summary(summary: pd.DataFrame, ax: Any = None, title: str = "") -> Figu
     plot_categories(summary, ax=left)
     plot_layers(summary, ax=right)
     if title:
-        figure.suptitle(title)
+        figure.suptitle(for_matplotlib(title))
     return figure
 
 

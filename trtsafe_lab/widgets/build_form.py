@@ -1,14 +1,20 @@
 """The build panel: a form → the argv with the 11.x rule findings inline → Run → the builds job's
-live panel (log tail, phase/progress, Cancel) → a result summary with the failure explorer.
+live panel (log following the newest line, phases with elapsed times, Cancel) → a result
+summary with the failure explorer.
 
-Built over :mod:`trtsafe_lab.trtexec` (command model and rules, :class:`TrtexecBuild`) and its
-:class:`~trtsafe_lab.trtexec.panel.BuildPanel`. Returned, never displayed at construction.
+The tool defaults to what is installed: ``trtexec`` / ``trtexec_safe`` when found on PATH,
+else the REPLAY tool (:mod:`trtsafe_lab.replay`: a recorded log, NOT TensorRT, clearly
+labelled), installed inside the runs folder so nothing is left in /tmp. A path field names any
+other tool. Built over :mod:`trtsafe_lab.trtexec` (command model and rules,
+:class:`TrtexecBuild`) and its :class:`~trtsafe_lab.trtexec.panel.BuildPanel`. Returned, never
+displayed at construction. Every data string reaches the HTML through
+:func:`trtsafe_lab.text.for_html`.
 """
 
 from __future__ import annotations
 
-import html
 import shlex
+import shutil
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,13 +23,39 @@ from typing import Any
 import pandas as pd
 
 from trtsafe_lab._optional import require
+from trtsafe_lab.replay import replay_setup
 from trtsafe_lab.rundir import LOG_NAME
-from trtsafe_lab.trtexec.build import BuildResult, TrtexecBuild, resolve_tool
+from trtsafe_lab.text import for_html
+from trtsafe_lab.trtexec.build import BuildResult, TrtexecBuild
 from trtsafe_lab.trtexec.options import TrtexecCommand, parse_flags
 from trtsafe_lab.trtexec.rules import check_command, expected_artifacts, refusals
 from trtsafe_lab.trtexec.version import TrtVersion
 
 VERSIONS: tuple[str, ...] = ("11.4", "11.3", "11.0", "10.16", "10.8")
+#: The tools looked up on PATH, in order of preference.
+REAL_TOOLS: tuple[str, ...] = ("trtexec", "trtexec_safe")
+#: The label of the REPLAY choice (it is not TensorRT and must never look like it).
+REPLAY_LABEL = "REPLAY (not TensorRT)"
+REPLAY = "replay"  # the REPLAY choice's value
+
+
+def installed_tools() -> list[tuple[str, str]]:
+    """``(name, absolute path)`` of each of :data:`REAL_TOOLS` found on PATH."""
+    found = [(name, shutil.which(name)) for name in REAL_TOOLS]
+    return [(name, path) for name, path in found if path]
+
+
+def tool_problem_of(path_text: str) -> str | None:
+    """Why the tool in the path field cannot run, or None (it is an executable file, or a name
+    found on PATH)."""
+    text = path_text.strip()
+    if not text:
+        return "no tool: choose one above or type the path of trtexec / trtexec_safe"
+    if shutil.which(text) is None:
+        return (f"'{text}' is not an executable file and not a command on PATH: type the full "
+                "path of trtexec / trtexec_safe in the tool path field, or choose "
+                f"{REPLAY_LABEL} to see the whole build path without TensorRT")
+    return None
 
 
 def form_argv(fields: dict[str, Any]) -> list[str]:
@@ -46,26 +78,32 @@ def form_argv(fields: dict[str, Any]) -> list[str]:
     return args + shlex.split(str(fields.get("extra") or ""))
 
 
+# Long argv / paths wrap inside the output area instead of widening it.
+_WRAP = ("<style>.trtsafe-argv,.trtsafe-build-summary code,.trtsafe-build-preview code"
+         "{white-space:pre-wrap;overflow-wrap:anywhere}</style>")
+
+
 def preview_html(cmd: TrtexecCommand, tool_problem: str | None) -> str:
     """The argv, each rule finding (refusals red, warnings amber) and the expected artifacts."""
-    parts = [f"<pre class='trtsafe-argv'>{html.escape(shlex.join(cmd.argv()))}</pre>"]
+    parts = [_WRAP, f"<pre class='trtsafe-argv'>{for_html(shlex.join(cmd.argv()))}</pre>"]
     findings = check_command(cmd)
     if not findings:
         parts.append(f"<div style='color:#1a7f37'>✔ passes the TensorRT {cmd.version} rules</div>")
     for f in findings:
         colour = "#c62828" if f.severity == "refusal" else "#b26a00"
         parts.append(
-            f"<div class='trtsafe-finding trtsafe-{f.severity}' style='color:{colour}'>"
-            f"<b>{f.severity}</b> [{html.escape(f.rule)}] --{html.escape(f.flag)}: "
-            f"{html.escape(f.message)}<br><i>fix:</i> {html.escape(f.fix)}</div>")
+            f"<div class='trtsafe-finding trtsafe-{for_html(f.severity)}' style='color:{colour}'>"
+            f"<b>{for_html(f.severity)}</b> [{for_html(f.rule)}] --{for_html(f.flag)}: "
+            f"{for_html(f.message)}<br><i>fix:</i> {for_html(f.fix)}</div>")
     arts = expected_artifacts(cmd)
     if arts:
-        items = "".join(f"<li>{a.kind} ({a.role}): <code>{html.escape(str(a.path))}</code>"
-                        f"{' — ' + html.escape(a.note) if a.note else ''}</li>" for a in arts)
+        items = "".join(f"<li>{for_html(a.kind)} ({for_html(a.role)}): "
+                        f"<code>{for_html(a.path)}</code>"
+                        f"{' — ' + for_html(a.note) if a.note else ''}</li>" for a in arts)
         parts.append(f"<div>expected artifacts:<ul>{items}</ul></div>")
     if tool_problem:
         parts.append(f"<div class='trtsafe-tool-missing'><b>Cannot run here:</b> "
-                     f"{html.escape(tool_problem)}</div>")
+                     f"{for_html(tool_problem)}</div>")
     return "".join(parts)
 
 
@@ -75,38 +113,62 @@ def result_html(result: BuildResult) -> str:
     status = (f"exit code {proc.returncode}" if result.complete
               else f"{proc.status} (incomplete run, kept as {result.run_dir.name})")
     rows = "".join(
-        f"<tr><td>{html.escape(a['kind'])}</td><td>{'present' if a['present'] else 'MISSING'}"
-        f"</td><td><code>{html.escape(str(a['path']))}</code></td></tr>" for a in result.artifacts)
-    return (f"<b>{'OK' if result.ok else 'NOT OK'}</b>: {html.escape(status)}, "
-            f"{proc.duration_s:.1f} s<br>run directory: <code>{html.escape(str(result.run_dir))}"
+        f"<tr><td>{for_html(a['kind'])}</td><td>{'present' if a['present'] else 'MISSING'}"
+        f"</td><td><code>{for_html(a['path'])}</code></td></tr>" for a in result.artifacts)
+    return (f"{_WRAP}<b>{'OK' if result.ok else 'NOT OK'}</b>: {for_html(status)}, "
+            f"{proc.duration_s:.1f} s<br>run directory: <code>{for_html(result.run_dir)}"
             f"</code>" + (f"<table>{rows}</table>" if rows else ""))
+
+
+def unfinished_html(error: BaseException | None) -> str:
+    """The summary of a build that did not finish (it raised before a run record was made)."""
+    return f"{_WRAP}<b>The build did not finish:</b> <code>{for_html(error)}</code>"
 
 
 class BuildForm:
     """Compose a trtexec / trtexec_safe command with the 11.x rules checked as you type, run it
     into ``runs_dir`` and watch it live.
 
-    ``tools`` are the choices for the tool: names looked up on PATH or paths, optionally as
-    ``(label, name_or_path)``. ``command`` is the command the form describes now; ``can_run``
-    says whether Run is enabled (no refusal and the tool found). After a run, ``result`` is the
+    ``tools``: the tool choices, names looked up on PATH or paths, optionally as
+    ``(label, name_or_path)``; by default the tools of :data:`REAL_TOOLS` found on PATH. The
+    REPLAY tool (``replay=True``, a recorded log, NOT TensorRT) is offered last and chosen when
+    no real tool is found. The ``tool_path`` field shows the chosen tool's path and takes any
+    other. ``command`` is the command the form describes now; ``can_run`` says whether Run is
+    enabled (no refusal and the tool found). After a run, ``result`` is the
     :class:`BuildResult` and ``explorer`` the failure explorer over its failure table.
     """
 
     def __init__(self, runs_dir: str | Path = "runs", *, version: str = "11.4",
                  onnx: str = "model.onnx", save_engine: str = "model.engine",
-                 tools: Sequence[str | tuple[str, str]] = ("trtexec", "trtexec_safe")) -> None:
+                 tools: Sequence[str | tuple[str, str]] | None = None,
+                 replay: bool = True) -> None:
         w = require("ipywidgets", feature="The build panel")
         self._w = w
         self.runs_dir = Path(runs_dir)
         label = {"description_width": "110px"}
+        if tools is None:
+            tools = installed_tools()
         choices = [t if isinstance(t, tuple) else (t, t) for t in tools]  # (label, tool) pairs
-        self.tool = w.ToggleButtons(options=choices, description="tool")
+        self._replay_workdir: Path | None = None
+        if replay:
+            choices.append((REPLAY_LABEL, REPLAY))
+        if not choices:
+            raise ValueError("the build form needs at least one tool (or replay=True)")
+        found = [value for _label, value in choices
+                 if value != REPLAY and shutil.which(value) is not None]
+        default = found[0] if found else (REPLAY if replay else choices[0][1])
+        self.tool = w.ToggleButtons(options=choices, value=default, description="tool")
+        self.tool.style.button_width = "auto"  # labels are never cut
+        self.tool.add_class("trtsafe-tool-choice")
         self.version = w.Dropdown(options=VERSIONS, value=version, description="TensorRT")
+
         def text(value: str, description: str, placeholder: str = "", width: str = "400px"
                  ) -> Any:
             return w.Text(value=value, description=description, placeholder=placeholder,
                           style=label, layout=w.Layout(width=width))
 
+        self.tool_path = text("", "tool path", "path of trtexec / trtexec_safe", width="810px")
+        self.tool_path.add_class("trtsafe-tool-path")
         self.onnx = text(onnx, "onnx")
         self.save_engine = text(save_engine, "saveEngine")
         self.save_engine_so = text("", "saveEngineSo", "default: <saveEngine>.so")
@@ -127,22 +189,48 @@ class BuildForm:
         self.panel: Any = None
         self.explorer: Any = None
         self._done = threading.Event()
-        self._fields = (self.tool, self.version, self.onnx, self.save_engine, self.save_engine_so,
-                        self.timing_cache, self.max_aux_streams, self.safe, self.skip_inference,
-                        self.extra)
+        self._fields = (self.tool_path, self.version, self.onnx, self.save_engine,
+                        self.save_engine_so, self.timing_cache, self.max_aux_streams, self.safe,
+                        self.skip_inference, self.extra)
+        self.command: TrtexecCommand | None = None
+        self.tool_problem: str | None = None
+        self.tool.observe(lambda _c: self._on_tool(), names="value")
         for control in self._fields:
             control.observe(lambda _c: self._refresh(), names="value")
         self.ui = w.VBox([
-            w.HBox([self.tool, self.version]),
+            w.HBox([self.tool, self.version], layout=w.Layout(flex_flow="row wrap")),
+            self.tool_path,
             w.HBox([w.VBox([self.onnx, self.save_engine, self.save_engine_so]),
                     w.VBox([self.timing_cache, self.max_aux_streams,
-                            w.HBox([self.safe, self.skip_inference])])]),
+                            w.HBox([self.safe, self.skip_inference])])],
+                   layout=w.Layout(flex_flow="row wrap")),
             self.extra, self.preview, self.run_button, self.summary, self.live,
         ])
         self.ui.add_class("trtsafe-build-form")
-        self.command: TrtexecCommand | None = None
-        self.tool_problem: str | None = None
-        self._refresh()
+        self._on_tool()
+
+    @property
+    def is_replay(self) -> bool:
+        """True when the REPLAY tool (a recorded log, NOT TensorRT) is the chosen tool."""
+        return self.tool.value == REPLAY
+
+    @property
+    def workdir(self) -> Path:
+        """The folder relative input paths are read from (the REPLAY's own folder, which holds
+        its placeholder model, when REPLAY is chosen; else the current folder)."""
+        return self._replay_workdir if self.is_replay and self._replay_workdir else Path.cwd()
+
+    def _on_tool(self) -> None:
+        """A tool was chosen: show its path (installing the REPLAY tool on first choice)."""
+        if self.is_replay:
+            tool, self._replay_workdir = replay_setup(self.runs_dir)
+            path = str(tool)
+        else:
+            path = shutil.which(self.tool.value) or self.tool.value
+        if self.tool_path.value == path:
+            self._refresh()
+        else:
+            self.tool_path.value = path  # observed: refreshes
 
     @property
     def can_run(self) -> bool:
@@ -158,16 +246,12 @@ class BuildForm:
         except ValueError as err:
             self.command = None
             self.preview.value = (f"<div class='trtsafe-finding trtsafe-refusal' "
-                                  f"style='color:#c62828'>{html.escape(str(err))}</div>")
+                                  f"style='color:#c62828'>{for_html(err)}</div>")
             self.run_button.disabled = True
             return
-        self.command = TrtexecCommand(self.tool.value, tuple(flags),
-                                      TrtVersion.parse(self.version.value))
-        try:
-            resolve_tool(self.tool.value)
-            self.tool_problem = None
-        except FileNotFoundError as err:
-            self.tool_problem = str(err)
+        tool = self.tool_path.value.strip() or str(self.tool.value)
+        self.command = TrtexecCommand(tool, tuple(flags), TrtVersion.parse(self.version.value))
+        self.tool_problem = tool_problem_of(self.tool_path.value)
         self.preview.value = preview_html(self.command, self.tool_problem)
         self.run_button.disabled = not self.can_run
 
@@ -180,7 +264,7 @@ class BuildForm:
         self.run_button.disabled = True
         self.summary.value = ""
         self._done.clear()
-        self.panel = BuildPanel(TrtexecBuild(self.command, self.runs_dir))
+        self.panel = BuildPanel(TrtexecBuild(self.command, self.runs_dir, cwd=self.workdir))
         self.live.children = (self.panel.widget,)
         self.panel.start()
         threading.Thread(target=self._await_result, name="trtsafe-lab-build-summary",
@@ -199,7 +283,7 @@ class BuildForm:
             self.panel.thread.join()
             self.result = self.panel.result
             if self.result is None:
-                self.summary.value = f"<b>The build did not finish:</b> {self.panel.error}"
+                self.summary.value = unfinished_html(self.panel.error)
                 return
             self.summary.value = result_html(self.result)
             if self.result.complete:

@@ -15,15 +15,18 @@ import pandas as pd
 
 from trtsafe_lab._optional import require
 from trtsafe_lab.logs.explanations import explanation
-from trtsafe_lab.text import for_html
+from trtsafe_lab.text import for_html, strip_ansi
 from trtsafe_lab.widgets.tables import (
     ALL,
+    PATH_COLUMNS,
     TABLE_STYLE,
     Page,
     context_lines,
     display_value,
     filter_table,
+    html_table,
     page_of,
+    short_names,
     sort_table,
 )
 
@@ -31,29 +34,30 @@ from trtsafe_lab.widgets.tables import (
 FILTER_COLUMNS: tuple[str, ...] = ("log", "severity", "category", "phase")
 # Filters shown as a drop-down (many values); the others are toggle buttons when few.
 DROPDOWN_COLUMNS: tuple[str, ...] = ("log", "category")
-# Columns shown in the table, in this order, when present; the message is cut to MESSAGE_CHARS.
+# Columns shown in the table, in this order, when present (long text wraps, nothing is cut).
 SHOWN_COLUMNS: tuple[str, ...] = (
     "log", "line", "severity", "fatal", "phase", "category", "error_code", "layer", "message",
 )
-MESSAGE_CHARS = 140
+# The detail pane wraps long lines (messages, log lines) instead of widening the output area.
+DETAIL_STYLE = ("<style>.trtsafe-wrap{white-space:pre-wrap;overflow-wrap:anywhere}"
+                ".trtsafe-detail-fields td,.trtsafe-detail-fields th{text-align:left;"
+                "overflow-wrap:anywhere;padding:0 6px}</style>")
 # A log's lines in order, or, for a table of several logs, each log's lines by its ``log`` name.
 LogLines: TypeAlias = Sequence[str] | Mapping[str, Sequence[str]] | None
 
 
-def _choices(table: pd.DataFrame, column: str) -> list[str]:
+def _choices(table: pd.DataFrame, column: str) -> list[tuple[str, str]]:
+    """``(label, value)`` options of a filter: every value of ``column``; paths by file name."""
     values = sorted({str(v) for v in table[column].dropna()}) if column in table else []
-    return [ALL, *values]
+    names = short_names(values) if column in PATH_COLUMNS else {v: v for v in values}
+    return [(ALL, ALL), *((strip_ansi(names[v]), v) for v in values)]
 
 
 def render_page_html(page: Page, columns: Sequence[str] = SHOWN_COLUMNS) -> str:
-    """The HTML table for one page (escaped; long messages cut), with a caption of the range."""
+    """The HTML table for one page, with a caption of the range: values escaped, long text
+    wrapped (never cut), log paths as file names with the full path on hover."""
     shown = [c for c in columns if c in page.rows.columns]
-    rows = page.rows[shown].map(display_value)  # pd.NA blank, name tuples comma-separated
-    if "message" in rows:
-        rows["message"] = rows["message"].astype(str).map(
-            lambda m: m if len(m) <= MESSAGE_CHARS else m[: MESSAGE_CHARS - 1] + "…"
-        )
-    body = rows.to_html(index=False, escape=True, na_rep="", classes="trtsafe-table", border=0)
+    body = html_table(page.rows[shown])
     return f'{TABLE_STYLE}<div class="trtsafe-caption">{html.escape(page.label)}</div>{body}'
 
 
@@ -70,27 +74,28 @@ def render_detail_html(row: pd.Series | None, log_lines: LogLines, context: int)
     if row is None:
         return "<i>No failure selected.</i>"
     fields = "".join(  # the fields that have a value (empty ones would only add height)
-        f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(display_value(v))}</td></tr>"
+        f"<tr><th>{for_html(k)}</th><td>{for_html(display_value(v))}</td></tr>"
         for k, v in row.items()
         if k != "message" and display_value(v) != ""
     )
     parts = [
         f"<table class='trtsafe-detail-fields'>{fields}</table>",
-        f"<b>Message</b><pre>{html.escape(str(row.get('message', '')))}</pre>",
+        f"<b>Message</b><pre class='trtsafe-wrap'>{for_html(row.get('message', ''))}</pre>",
     ]
     known = explanation(str(row.get("explanation_id") or ""))
     if known is not None:  # what the failure means and what to try (logs/explanations.json)
-        parts.append(f"<b>Explanation</b><pre>{for_html(known.text())}</pre>")
+        parts.append(f"<b>Explanation</b><pre class='trtsafe-wrap'>{for_html(known.text())}</pre>")
     line = row.get("line")
     lines = lines_for(row, log_lines)
     if lines is not None and line is not None and not pd.isna(line):
         around = context_lines(lines, int(line), context, context)
         text = "\n".join(
-            f"{'>' if n == int(line) else ' '} {n:>7} | {html.escape(t)}" for n, t in around
+            f"{'>' if n == int(line) else ' '} {n:>7} | {for_html(t)}" for n, t in around
         )
-        parts.append(f"<b>Log lines {around[0][0]}-{around[-1][0]}</b><pre>{text}</pre>"
+        parts.append(f"<b>Log lines {around[0][0]}-{around[-1][0]}</b>"
+                     f"<pre class='trtsafe-wrap'>{text}</pre>"
                      if around else f"<i>Line {int(line)} is not in the log given.</i>")
-    return "".join(parts)
+    return DETAIL_STYLE + "".join(parts)
 
 
 class FailureExplorer:
@@ -113,6 +118,7 @@ class FailureExplorer:
     ) -> None:
         w = require("ipywidgets", feature="The failure explorer")
         self.failures = failures.reset_index(drop=True)
+        self._log_names = short_names(self.failures["log"].dropna()) if "log" in failures else {}
         self.log_lines = log_lines
         self.page_size = page_size
         self.context = context
@@ -157,9 +163,10 @@ class FailureExplorer:
         drops = [c for c in self.filters.values() if isinstance(c, w.Dropdown)]
         toggles = [c for c in self.filters.values() if not isinstance(c, w.Dropdown)]
         self.ui = w.VBox([
-            w.HBox(drops), *toggles,
+            w.HBox(drops, layout=w.Layout(flex_flow="row wrap")), *toggles,
             w.HBox([self.fatal_only, self.text]),
-            w.HBox([self.sort_by, self.descending, self.prev_button, self.next_button]),
+            w.HBox([self.sort_by, self.descending, self.prev_button, self.next_button],
+                   layout=w.Layout(flex_flow="row wrap")),
             self.table,
             self.rows,
             self.detail,
@@ -213,12 +220,17 @@ class FailureExplorer:
         self.rows.value = page.rows.index[0] if len(page.rows) else None
         self._on_row(None)
 
-    @staticmethod
-    def _row_label(row: pd.Series) -> str:
+    def _row_label(self, row: pd.Series) -> str:
+        """The row's label in the detail chooser: where (log name and line), what, which layer
+        (plain text: a ``<select>`` shows no markup; the whole name, never shortened)."""
         line = row.get("line", "")
         layer = str(row.get("layer", "") or "(no layer)")
-        where = f"{row['log']}:{line}" if "log" in row else f"line {line}"
-        return f"{where}: {row.get('severity', '')} {row.get('category', '')} {layer[:70]}"
+        if "log" in row:
+            log = str(row["log"])
+            where = f"{self._log_names.get(log, log)}:{line}"
+        else:
+            where = f"line {line}"
+        return strip_ansi(f"{where}: {row.get('severity', '')} {row.get('category', '')} {layer}")
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.ui._repr_mimebundle_(**kwargs)
