@@ -229,13 +229,17 @@ def main() -> int:
         f"rows: {table['rows']} ({table['fatal_rows']} fatal, {table['named_layers']} naming a "
         f"layer); grep matched {grep['matching_lines']} lines"
     )
-    out_dir = Path(args.out)
+    print(f"wrote {write_results(Path(args.out), 'failure_table', results)}")
+    return 0
+
+
+def write_results(out_dir: Path, name: str, results: dict[str, object]) -> Path:
+    """Write ``results`` to ``out_dir/NAME_<UTC stamp>.json``; return the path."""
     out_dir.mkdir(parents=True, exist_ok=True)
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    out = out_dir / f"failure_table_{stamp}.json"
+    out = out_dir / f"{name}_{stamp}.json"
     out.write_text(json.dumps(results, indent=2) + "\n")
-    print(f"wrote {out}")
-    return 0
+    return out
 
 
 if __name__ == "__main__":

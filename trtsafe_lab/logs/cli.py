@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from typing import Any
 
@@ -18,23 +17,42 @@ from trtsafe_lab.logs import columns as C
 
 
 def _cli(args: argparse.Namespace) -> int:
+    from trtsafe_lab.errors import UsageError
+    from trtsafe_lab.logs.source import LogReadError
+
+    scanned: list[list[dict[str, Any]]] = []
+    if args.onnx is None and not args.summary:
+        # The plain failure table: the streaming scan first, pandas only when there are rows
+        # to show (start-up is most of the time on a clean log).
+        from trtsafe_lab.logs.scan import scan_failures
+
+        for path in args.logs:
+            try:
+                scanned.append(scan_failures(path))
+            except LogReadError as err:
+                raise UsageError(str(err)) from err
+        if not args.group and args.format != "csv" and not any(scanned):
+            _emit_no_failures(args)
+            return 0
     import pandas as pd
 
-    from trtsafe_lab.errors import UsageError
     from trtsafe_lab.logs.analysis import analyze_log
     from trtsafe_lab.logs.onnx import OnnxModelError
-    from trtsafe_lab.logs.source import LogReadError
+    from trtsafe_lab.logs.tables import failures_frame
 
     failures_frames = []
     summaries = []
-    for path in args.logs:
+    for index, path in enumerate(args.logs):
         try:
-            analysis = analyze_log(path, onnx_model=args.onnx)
-            if args.summary:
-                summaries.append(analysis.build_summary())
+            if scanned:
+                frame = failures_frame(scanned[index])  # what analyze_log(path) gives
+            else:
+                analysis = analyze_log(path, onnx_model=args.onnx)
+                if args.summary:
+                    summaries.append(analysis.build_summary())
+                frame = analysis.failures.copy()
         except (LogReadError, OnnxModelError) as err:
             raise UsageError(str(err)) from err
-        frame = analysis.failures.copy()
         if len(args.logs) > 1 or args.group:
             frame.insert(0, C.LOG, path)
         failures_frames.append(frame)
@@ -50,27 +68,33 @@ def _cli(args: argparse.Namespace) -> int:
     return 0
 
 
+def _emit_no_failures(args: argparse.Namespace) -> None:
+    """What :func:`_emit` writes for an empty failure table, without importing pandas.
+    A closed output pipe (``| head``) is the top-level handler's (exit 141, like every command)."""
+    if args.format == "json":
+        sys.stdout.write(json.dumps({"failures": []}, indent=2) + "\n")
+    else:
+        sys.stdout.write("no failures found\n")
+    sys.stdout.flush()
+
+
 def _emit(kind: str, table: Any, args: argparse.Namespace) -> None:
     from trtsafe_lab.logs import text_views
     from trtsafe_lab.logs.tables import flatten_for_csv, to_records
 
     out = sys.stdout
-    try:
-        if args.format == "json":
-            json.dump({kind: to_records(table)}, out, indent=2, ensure_ascii=False)
-            out.write("\n")
-        elif args.format == "csv":
-            flatten_for_csv(table).to_csv(out, index=False)
-        elif kind == "build_summary":
-            out.write(text_views.format_build_summary(table))
-        elif kind == "signatures":
-            out.write(text_views.format_signatures(table))
-        else:
-            out.write(text_views.format_failures(table, onnx=args.onnx is not None))
-        out.flush()
-    except BrokenPipeError:
-        # The reader (e.g. `| head`) closed the pipe: not an error of ours.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    if args.format == "json":
+        json.dump({kind: to_records(table)}, out, indent=2, ensure_ascii=False)
+        out.write("\n")
+    elif args.format == "csv":
+        flatten_for_csv(table).to_csv(out, index=False)
+    elif kind == "build_summary":
+        out.write(text_views.format_build_summary(table))
+    elif kind == "signatures":
+        out.write(text_views.format_signatures(table))
+    else:
+        out.write(text_views.format_failures(table, onnx=args.onnx is not None))
+    out.flush()
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

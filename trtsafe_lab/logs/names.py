@@ -78,25 +78,28 @@ def strip_interface(name: str) -> str:
     return _INTERFACE_PREFIX.sub("", name, count=1)
 
 
+# Brackets and the separators _split_top splits at: the loop jumps from one to the next (a
+# character-by-character loop cost ~1 ms per 4 KB name, once per row and nesting level).
+_SPLIT_STOPS = {
+    separator: re.compile(r"[()\[\]{}]|" + re.escape(separator))
+    for separator in ("...", ", ", " + ")
+}
+
+
 def _split_top(text: str, separator: str) -> list[str]:
     """Split at ``separator`` where no (), [] or {} is open."""
     parts: list[str] = []
     depth = 0
     last = 0
-    index = 0
-    width = len(separator)
-    while index < len(text):
-        char = text[index]
+    for stop in _SPLIT_STOPS[separator].finditer(text):
+        char = stop.group()
         if char in "([{":
             depth += 1
         elif char in ")]}":
             depth = max(0, depth - 1)
-        elif depth == 0 and text.startswith(separator, index):
-            parts.append(text[last:index])
-            index += width
-            last = index
-            continue
-        index += 1
+        elif depth == 0:
+            parts.append(text[last : stop.start()])
+            last = stop.end()
     parts.append(text[last:])
     return [part.strip() for part in parts if part.strip()]
 

@@ -55,7 +55,12 @@ class LogParser:
         return True
 
     def feed(self, line: str | bytes | bytearray, line_no: int | None = None) -> list[Row]:
-        """Add one physical line (numbered ``line_no``, default: the next one)."""
+        """Add one physical line (numbered ``line_no``, default: the next one).
+
+        ``bytes`` are read as UTF-8 (invalid bytes replaced). A UTF-16/UTF-32 file cannot be
+        split into lines byte-wise: read it with :func:`~trtsafe_lab.logs.source.iter_lines`
+        or :func:`~trtsafe_lab.logs.analyze_log`, which decode it first.
+        """
         if isinstance(line, bytes | bytearray):
             line = line.decode("utf-8", errors="replace")
         if line.endswith("\n"):

@@ -10,6 +10,7 @@ keep that line's number. Nothing here raises on odd input: any text gives record
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -86,7 +87,11 @@ _STANDALONE = re.compile(
 
 @dataclass
 class Prefix:
-    """What the start of one line says about its record."""
+    """What the start of one line says about its record.
+
+    Records of identical lines share one object (see :func:`line_parts`): read-only once
+    :func:`parse_prefix` has built it.
+    """
 
     timestamp: str = ""
     severity: str = ""
@@ -138,47 +143,38 @@ def parse_prefix(text: str) -> tuple[Prefix, str]:
         token = _TOKEN.match(text, pos, pos + TOKEN_WINDOW)
         if token is None or token.end() == pos:
             break
-        group = token.group
-        kind = "ws"
-        if group("ts") or group("iso"):
-            kind = "ts"
-            prefix.timestamp = prefix.timestamp or group("ts") or group("iso")
-        elif group("ts_sev"):
-            kind = "ts"
-            prefix.timestamp = prefix.timestamp or group("ts_sev")
-            prefix.severity = _SEVERITY_WORDS[group("sev_in_ts")]
+        kind = token.lastgroup  # one name per alternative (the last group it closed)
+        if kind in ("ts", "iso"):
+            prefix.timestamp = prefix.timestamp or token.group(kind)
+        elif kind == "sev_in_ts":
+            prefix.timestamp = prefix.timestamp or token.group("ts_sev")
+            prefix.severity = _SEVERITY_WORDS[token.group(kind)]
             prefix.source = prefix.source or "tensorrt"
-        elif group("sev"):
-            kind = "sev"
-            prefix.severity = _SEVERITY_LETTERS[group("sev")]
+        elif kind == "sev":
+            prefix.severity = _SEVERITY_LETTERS[token.group(kind)]
             prefix.letter = True
-        elif group("ort"):
-            kind = "sev"
-            prefix.severity = _SEVERITY_LETTERS[group("ort")]
+        elif kind == "ort":
+            prefix.severity = _SEVERITY_LETTERS[token.group(kind)]
             prefix.source = "onnxruntime"
-        elif group("tag"):
-            kind = "tag"
+        elif kind == "tag":
             if token.group().endswith(":") and prefix.severity:
                 prefix.source = "deepstream"  # nvinfer's "ERROR: [TRT]: ..."
             prefix.source = prefix.source or (
-                "torch-tensorrt" if "orch" in group("tag") else "tensorrt"
+                "torch-tensorrt" if "orch" in token.group(kind) else "tensorrt"
             )
-        elif group("apptag"):
-            kind = "tag"
+        elif kind == "apptag":
             prefix.source = prefix.source or (
-                "polygraphy" if "olygraphy" in group("apptag") else "app"
+                "polygraphy" if "olygraphy" in token.group(kind) else "app"
             )
-        elif group("word"):
-            kind = "sev"
-            prefix.severity = _SEVERITY_WORDS[group("word").replace("_", " ")]
-            if group("logger"):
+        elif kind in ("word", "logger"):
+            prefix.severity = _SEVERITY_WORDS[token.group("word").replace("_", " ")]
+            if kind == "logger":
                 prefix.source = prefix.source or "python-logging"
-        elif group("ctx"):
-            kind = "tag"
-            prefix.source = "trtorch" if group("ctx").startswith("TRTorch") else "torch-tensorrt"
-        elif group("absl") or group("tf"):
-            kind = "sev"
-            prefix.severity = _SEVERITY_LETTERS[group("absl") or group("tf")]
+        elif kind == "ctx":
+            ctx = token.group(kind)
+            prefix.source = "trtorch" if ctx.startswith("TRTorch") else "torch-tensorrt"
+        elif kind in ("absl", "tf"):
+            prefix.severity = _SEVERITY_LETTERS[token.group(kind)]
             prefix.source = "tf-trt"
         if kind != "ws":
             prefix.tagged = True
@@ -222,6 +218,43 @@ def split_line(raw: str) -> list[str]:
     return merged
 
 
+@dataclass(frozen=True)
+class LinePart:
+    """One record's piece of a physical line: its prefix, its message text, the raw piece,
+    whether a line of its own would start a record there, and whether it holds a trigger."""
+
+    prefix: Prefix
+    text: str
+    raw: str
+    standalone: bool
+    hit: bool
+
+
+CACHED_LINE_CHARS = 4096  # longer lines are read afresh each time (the cache stays small)
+
+
+def line_parts(raw: str) -> tuple[LinePart, ...]:
+    """The records printed on one physical line, read once: the streaming scan asks whether a
+    line starts a record before the parser reads it, so a small cache of recent lines saves
+    the second reading. The :class:`Prefix` objects are shared: treat them as read-only."""
+    if len(raw) > CACHED_LINE_CHARS:
+        return _line_parts(raw)
+    return _cached_line_parts(raw)
+
+
+def _line_parts(raw: str) -> tuple[LinePart, ...]:
+    parts = []
+    for part in split_line(raw):
+        prefix, text = parse_prefix(part)
+        parts.append(
+            LinePart(prefix, text, part, _STANDALONE.search(text) is not None, has_trigger(part))
+        )
+    return tuple(parts)
+
+
+_cached_line_parts = functools.lru_cache(maxsize=1024)(_line_parts)
+
+
 class RecordSplitter:
     """Turns a stream of physical lines into :class:`Record` objects, one at a time."""
 
@@ -231,25 +264,24 @@ class RecordSplitter:
     def feed(self, line_no: int, raw: str) -> list[Record]:
         """Add one physical line; return the records it completed (oldest first)."""
         done: list[Record] = []
-        for part in split_line(raw):
-            prefix, text = parse_prefix(part)
+        for part in line_parts(raw):
             current = self._current
             starts = (
-                prefix.tagged
+                part.prefix.tagged
                 or current is None
-                or _STANDALONE.search(text) is not None
+                or part.standalone
                 or len(current.lines) >= MAX_CONTINUATION
             )
             if starts:
                 if current is not None:
                     done.append(current)
                 self._current = Record(
-                    line=line_no, prefix=prefix, lines=[(line_no, text)], hit=has_trigger(part)
+                    line=line_no, prefix=part.prefix, lines=[(line_no, part.text)], hit=part.hit
                 )
             else:
                 assert current is not None
-                current.lines.append((line_no, part.rstrip()))
-                current.hit = current.hit or has_trigger(part)
+                current.lines.append((line_no, part.raw.rstrip()))
+                current.hit = current.hit or part.hit
         return done
 
     def flush(self) -> list[Record]:
@@ -260,6 +292,5 @@ class RecordSplitter:
 
 def is_record_start(raw: str) -> bool:
     """True when ``raw`` (one physical line) starts a new record."""
-    first = split_line(raw)[0]
-    prefix, text = parse_prefix(first)
-    return prefix.tagged or _STANDALONE.search(text) is not None
+    first = line_parts(raw)[0]
+    return first.prefix.tagged or first.standalone

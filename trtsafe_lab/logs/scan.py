@@ -199,7 +199,10 @@ class _Window:
         continuation lines at offset ``new_lines_at`` (the first line not yet fed).
         """
         data = self.data
-        limit = 0  # offset up to which lines were fed
+        # Offset up to which lines were handled: the context lines kept from the previous chunk
+        # had their triggers handled there (applying a kept phase marker again would undo a
+        # later one).
+        limit = new_lines_at
         if extending and new_lines_at < self.size and not self._starts_record(new_lines_at):
             end, still_open = self.forward_to_next_head(new_lines_at)
             self.feed(new_lines_at, end, self.fed + 1)
@@ -214,22 +217,28 @@ class _Window:
             text = self._text(start)
             if not has_error_trigger(text):
                 # A phase marker only. The parser's open record is complete (windows end where
-                # a record starts): close it, then skip the marker when it does not change the
-                # phase, apply it directly when its record is an INFO/VERBOSE line that cannot
-                # yield rows, else feed its record (no earlier context is needed for a marker).
+                # a record starts): close it. A quiet marker (one INFO/VERBOSE record on one
+                # line, no continuation lines: it cannot yield rows or open a node dump) is
+                # skipped when it does not change the phase and applied directly when it does;
+                # any other marker record is fed (no earlier context is needed for a marker).
                 decoded = text.decode("utf-8", "replace")
                 parts = split_line(decoded)
                 prefix, _ = parse_prefix(parts[0])
                 if is_record_start(decoded):
                     self.parser.break_record()
                     phase = marker_phase(decoded)
-                    quiet = len(parts) == 1 and prefix.severity in ("info", "verbose")
-                    if phase in ("", self.parser.phase) or (
-                        quiet and self.parser.skip_marker(phase)
-                    ):
-                        limit = start + len(text)
-                        continue
                     end, still_open = self.forward_to_next_head(start)
+                    quiet = (
+                        len(parts) == 1
+                        and prefix.severity in ("info", "verbose")
+                        and not still_open
+                        and end == start + len(text) + 1
+                    )
+                    if quiet and (
+                        phase in ("", self.parser.phase) or self.parser.skip_marker(phase)
+                    ):
+                        limit = end
+                        continue
                     self.feed(start, end, self.line_at(start))
                     limit = end
                     if still_open:

@@ -40,15 +40,15 @@ class ExportError(ValueError):
 def read_json(path: Path) -> Any:
     """Parse a recorded JSON file; :class:`ExportError` (a ValueError) names it when invalid."""
     try:
-        return json.loads(Path(path).read_text())
-    except json.JSONDecodeError as err:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
         raise ExportError(f"{path}: not valid JSON ({err}); was the export cut short?") from err
 
 
 def load_times(path: Path) -> pd.DataFrame:
     """Per-iteration records of a ``*.timing.json`` (columns: :data:`TIME_COLUMNS`)."""
     data = read_json(path)
-    if not isinstance(data, list) or not data or not isinstance(data[0], dict):
+    if not isinstance(data, list) or not data or not all(isinstance(row, dict) for row in data):
         raise ExportError(f"{path}: expected a non-empty list of per-iteration objects "
                           "(trtexec --exportTimes)")
     missing = {"computeMs", "latencyMs"} - set(data[0])
@@ -56,7 +56,10 @@ def load_times(path: Path) -> pd.DataFrame:
         raise ExportError(f"{path}: records lack {sorted(missing)}; is this a --exportTimes file?")
     table = pd.DataFrame.from_records(data)
     table = table.rename(columns=TIME_KEYS)
-    return table[[c for c in TIME_COLUMNS if c in table.columns]].astype(float)
+    try:
+        return table[[c for c in TIME_COLUMNS if c in table.columns]].astype(float)
+    except (TypeError, ValueError) as err:
+        raise ExportError(f"{path}: a per-iteration field is not a number ({err})") from err
 
 
 @dataclass

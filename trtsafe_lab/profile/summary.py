@@ -120,7 +120,7 @@ def parse_summary(text: str) -> PerformanceSummary:
 
 def summary_from_metadata(meta: dict[str, Any]) -> PerformanceSummary:
     """The ``performance_summary`` object of a ``*.metadata.json`` (unlabelled lists)."""
-    perf = meta.get("performance_summary")
+    perf = meta.get("performance_summary") if isinstance(meta, dict) else None
     if not isinstance(perf, dict):
         raise ValueError("metadata has no 'performance_summary' object")
     order = {5: ("min_ms", "max_ms", "mean_ms", "median_ms", "p99_ms"),
@@ -131,14 +131,22 @@ def summary_from_metadata(meta: dict[str, Any]) -> PerformanceSummary:
             if len(value) not in order:
                 raise ValueError(f"performance_summary[{name!r}] has {len(value)} values; "
                                  "expected 4, 5 or 7 in trtexec's print order")
-            rows[_metric(name)] = dict(zip(order[len(value)], map(float, value), strict=True))
+            numbers = [_number(name, item) for item in value]
+            rows[_metric(name)] = dict(zip(order[len(value)], numbers, strict=True))
         elif name == "Throughput":
-            scalars["throughput_qps"] = float(value)
+            scalars["throughput_qps"] = _number(name, value)
         elif name == "Total Host Walltime":
-            scalars["total_host_walltime_s"] = float(value)
+            scalars["total_host_walltime_s"] = _number(name, value)
         elif name == "Total GPU Compute Time":
-            scalars["total_gpu_compute_time_s"] = float(value)
+            scalars["total_gpu_compute_time_s"] = _number(name, value)
     return PerformanceSummary(_table(rows), scalars, [], "metadata")
+
+
+def _number(name: str, value: Any) -> float:
+    """A metadata value as a float; ValueError naming the field when it is not a number."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    raise ValueError(f"performance_summary[{name!r}] holds {value!r}, not a number")
 
 
 def _table(rows: dict[str, dict[str, float]]) -> pd.DataFrame:

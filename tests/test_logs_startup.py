@@ -1,0 +1,67 @@
+"""``trtsafe-lab failures`` starts light (issue 11's speed item): no pandas for a clean log, and
+the fast path prints exactly what the table path prints."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from trtsafe_lab.logs import analyze_log
+
+CODE = """
+import sys
+from trtsafe_lab.cli import main
+try:
+    code = main(sys.argv[1:])
+finally:
+    heavy = sorted(m for m in ('pandas', 'matplotlib', 'onnx', 'ipywidgets') if m in sys.modules)
+    print('IMPORTED', heavy, file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", CODE, "failures", *args], capture_output=True, text=True, check=True
+    )
+
+
+def _clean_log(corpus_dir: Path, tmp_path: Path) -> Path:
+    verbose = next((corpus_dir / "build-logs" / "verbose").glob("*.log")).read_bytes()
+    log = tmp_path / "clean.log"
+    log.write_bytes(verbose[: 1 << 20])
+    assert analyze_log(log).failures.empty
+    return log
+
+
+@pytest.mark.parametrize("form", ["table", "json"])
+def test_a_clean_log_needs_no_pandas(corpus_dir: Path, tmp_path: Path, form: str) -> None:
+    log = _clean_log(corpus_dir, tmp_path)
+    result = _run(str(log), str(log), "--format", form)
+    assert "IMPORTED []" in result.stderr
+    if form == "json":
+        assert json.loads(result.stdout) == {"failures": []}
+    else:
+        assert result.stdout == "no failures found\n"
+
+
+def test_rows_still_go_through_the_table_path(corpus_dir: Path, tmp_path: Path) -> None:
+    log = corpus_dir / "build-logs" / "cases" / "060.log"
+    result = _run(str(log), "--format", "json")
+    assert "pandas" in result.stderr
+    rows = json.loads(result.stdout)["failures"]
+    assert [row["layer"] for row in rows] == list(analyze_log(log).failures["layer"])
+
+
+def test_importing_the_logs_package_does_not_import_pandas() -> None:
+    code = (
+        "import sys, trtsafe_lab.logs\n"
+        "from trtsafe_lab.logs import LogParser, LogReadError\n"
+        "print('pandas' in sys.modules)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.stdout.strip() == "False", result.stderr
