@@ -53,21 +53,27 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 # Path arguments checked before a command runs: (command, action) -> {dest: check}, where check
 # names a function of trtsafe_lab.paths (input_file, input_dir, input_path, output_dir,
-# output_file). A list argument is checked item by item; an unset optional one is skipped.
+# output_file, created_output_file, figure_file); action is the chosen subcommand below command,
+# words joined by spaces ("sweep runs"). A list argument is checked item by item; an unset
+# optional one is skipped.
 PATH_ARGUMENTS: dict[tuple[str, str], dict[str, str]] = {
     ("demo", ""): {"out": "output_dir"},
     ("failures", ""): {"logs": "input_file", "onnx": "input_file"},
     ("runs", ""): {"runs": "input_dir"},
     ("build", ""): {"runs": "output_dir"},
     ("verify-pair", ""): {"engine": "input_file", "so": "input_file", "manifest": "input_file"},
-    ("profile", "compare"): {"runs": "input_path", "plot": "output_file"},
+    ("profile", "compare"): {"runs": "input_path", "plot": "figure_file"},
     ("profile", "reference"): {"out": "output_dir"},
+    ("profile", "sweep runs"): {"runs": "input_path", "plot": "figure_file"},
+    ("profile", "sweep reference"): {"out": "output_dir", "plot": "figure_file"},
+    ("profile", "sweep engines"): {"out": "output_dir", "plot": "figure_file"},
     ("profile", "engine"): {"engine": "input_file", "out": "output_dir"},
-    ("profile", "trtexec"): {"engine": "input_file", "companion_so": "input_file",
-                             "out": "output_dir"},
-    ("runtime-demo", ""): {"trace_csv": "output_file"},
+    ("profile", "trtexec"): {"engine": "input_file", "out": "output_dir",
+                             "companion_so": "input_file"},
+    ("runtime-demo", ""): {"trace_csv": "created_output_file"},
     ("migrate", ""): {"paths": "input_path"},
-    ("report", ""): {"inputs": "input_path", "output": "output_file", "runs": "output_dir"},
+    ("report", ""): {"inputs": "input_path", "output": "created_output_file",
+                     "runs": "output_dir"},
 }
 # Whatever an unexpected error is, the user gets one line and this hint.
 DEBUG_HINT = "run again with --debug for the traceback, and report it if it is a bug"
@@ -157,13 +163,23 @@ def _refuse_unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespa
     sub.error(f"unrecognized arguments: {' '.join(rest)} ({'; '.join(hints)})")
 
 
+def _chosen(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[str]:
+    """The subcommand words chosen below ``parser`` (``["sweep", "runs"]``), from ``args``."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            name = getattr(args, action.dest, None) if action.dest != argparse.SUPPRESS else None
+            if name in action.choices:
+                return [name, *_chosen(action.choices[name], args)]
+    return []
+
+
 def check_paths(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
     """Validate the path arguments of the chosen command (UsageError naming the bad one)."""
     from trtsafe_lab import paths
 
-    action = getattr(args, f"{args.command.replace('-', '_')}_command", None) or ""
-    checks = PATH_ARGUMENTS.get((args.command, action), {})
-    labels = _labels(parser, [args.command, *([action] if action else [])])
+    names = _chosen(_subparser(parser, [args.command]), args)
+    checks = PATH_ARGUMENTS.get((args.command, " ".join(names)), {})
+    labels = _labels(parser, [args.command, *names])
     for dest, check in checks.items():
         value = getattr(args, dest, None)
         if value is None:

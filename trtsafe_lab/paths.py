@@ -166,3 +166,39 @@ def output_file(raw: str, role: str = "output file") -> Path:
     if not os.access(path, os.W_OK):
         raise UsageError(f"{role} {shown(path)}: cannot overwrite it (permission denied)")
     return path
+
+
+def created_output_file(raw: str, role: str = "output file") -> Path:
+    """:func:`output_file` for a command that creates the file's missing folders: they are
+    created now, so a folder that cannot be made (``/proc/x/t.csv``) is refused before the work."""
+    path = output_file(raw, role)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise UsageError(f"{role} {shown(path)}: cannot create its folder {shown(path.parent)} "
+                         f"({err.strerror}); give a path in a folder you can write") from err
+    return path
+
+
+def figure_formats() -> dict[str, str]:
+    """Extension -> description of every format matplotlib's canvas can save (imports
+    ``matplotlib.backend_bases`` on the first call only, never at ``--help`` time)."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    return dict(FigureCanvasBase.get_supported_filetypes())
+
+
+def figure_file(raw: str, role: str = "figure file") -> Path:
+    """A figure to save: :func:`output_file` in an existing folder (figures are saved where
+    given; no folder is created), whose extension, if any, is one matplotlib can write (.png,
+    .svg, .pdf...)."""
+    path = output_file(raw, role)
+    formats = figure_formats()
+    suffix = path.suffix[1:].lower()
+    if suffix and suffix not in formats:  # no extension: matplotlib writes savefig.format
+        raise UsageError(f"{role} {shown(path)}: .{suffix} is not a figure format matplotlib "
+                         f"can write; use one of {', '.join('.' + f for f in sorted(formats))}")
+    if not path.parent.is_dir():
+        raise UsageError(f"{role} {shown(path)}: the folder {shown(path.parent)} does not exist; "
+                         "create it first or give a path in an existing folder")
+    return path

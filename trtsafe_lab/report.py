@@ -383,6 +383,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "report",
         help="execute the matching notebook headless on runs or logs and write an HTML report",
+        description="Pick the notebook for the inputs (a log file: failure triage; a build run "
+        "directory: bring-up build; profile runs or trtexec export folders: aux-stream "
+        "profiling), execute it headless with the inputs and write one self-contained HTML "
+        "file (or a report run directory with --runs).",
     )
     parser.add_argument("inputs", nargs="+", metavar="RUN_OR_LOG",
                         help="a build log, a build run directory or profile run folders")

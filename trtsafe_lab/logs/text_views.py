@@ -23,7 +23,7 @@ def _width() -> int:
 
 def _wrap(label: str, text: str, width: int) -> list[str]:
     """``label: text`` wrapped at ``width``; the text's own line breaks are kept."""
-    head = f"{INDENT}{label:<9}"
+    head = f"{INDENT}{label:<9} "  # one space even after the 9-letter "signature"
     lines: list[str] = []
     for index, part in enumerate(str(text).split("\n") or [""]):
         wrapped = textwrap.wrap(

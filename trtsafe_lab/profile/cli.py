@@ -212,9 +212,14 @@ def _output_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _register_sweep(sub: Any) -> None:
     sweep = sub.add_parser("sweep", help="latency vs memory per aux-stream setting: recorded "
-                           "runs, the reference workload, or an engine family built by trtexec")
+                           "runs, the reference workload, or an engine family built by trtexec",
+                           description="One row per aux-stream setting: latency, memory and "
+                           "speedup against the first setting, with a Pareto plot (--plot). "
+                           "SOURCE says where the runs come from.")
     kinds = sweep.add_subparsers(dest="sweep_source", metavar="SOURCE", required=True)
-    runs = kinds.add_parser("runs", help="one table and Pareto plot from recorded runs")
+    runs = kinds.add_parser("runs", help="one table and Pareto plot from recorded runs",
+                            description="The sweep table of recorded run directories or trtexec "
+                            "export folders, one per aux-stream setting (no GPU needed).")
     runs.add_argument("runs", nargs="+", metavar="RUN",
                       help="a run directory or a folder of trtexec exports, one per setting")
     runs.add_argument("--metric", choices=("latency", "compute"), default="latency",
@@ -223,7 +228,10 @@ def _register_sweep(sub: Any) -> None:
                       help="runs of several workloads: speedups within each workload")
     _output_arguments(runs)
     runs.set_defaults(func=_sweep_runs)
-    ref = kinds.add_parser("reference", help="the reference workload at each --aux count (GPU)")
+    ref = kinds.add_parser("reference", help="the reference workload at each --aux count (GPU)",
+                           description="Run the reference multi-branch CUDA workload once per "
+                           "--aux count into run directories under --out and print their sweep "
+                           "table (needs an NVIDIA GPU and cuda-python).")
     _reference_arguments(ref)
     ref.set_defaults(aux=[0, 1, 2, 4])
     _output_arguments(ref)
@@ -231,7 +239,10 @@ def _register_sweep(sub: Any) -> None:
     eng = kinds.add_parser(
         "engines", help="build with --maxAuxStreams=each value through the builds job, then "
         "profile each engine with the same tool: trtsafe-lab profile sweep engines -- "
-        "--onnx=m.onnx --saveEngine=m.engine ...")
+        "--onnx=m.onnx --saveEngine=m.engine ...",
+        description="Build the engine once per --values setting of --maxAuxStreams (through the "
+        "build job's checks), profile each with the same tool and print the sweep table; the "
+        "build's trtexec flags go after '--'.")
     eng.add_argument("--values", type=_int_list_heuristic, default=[0, 1, 2, 4, -1],
                      help="maxAuxStreams settings; -1 leaves the flag out (heuristics)")
     eng.add_argument("--tool", default="trtexec", help="trtexec or trtexec_safe (or a path)")
@@ -245,10 +256,17 @@ def _register_sweep(sub: Any) -> None:
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "profile", help="aux-stream versus single-stream profiling: compare runs, run the "
-        "reference CUDA workload or a TensorRT engine")
+        "reference CUDA workload or a TensorRT engine",
+        description="Aux-stream versus single-stream profiling. ACTION: compare recorded runs, "
+        "sweep settings, run the reference CUDA workload, or profile a TensorRT engine "
+        "(directly or through trtexec / trtexec_safe).")
     sub = parser.add_subparsers(dest="profile_command", metavar="ACTION", required=True)
 
-    cmp_ = sub.add_parser("compare", help="statistics and speedup with CI of recorded runs")
+    cmp_ = sub.add_parser("compare", help="statistics and speedup with CI of recorded runs",
+                          description="Latency statistics of each recorded run (run directories "
+                          "or trtexec export folders) and its speedup over the baseline with a "
+                          "bootstrap confidence interval. Runs of different workloads are "
+                          "refused unless --allow-mixed (no GPU needed).")
     cmp_.add_argument("runs", nargs="+", metavar="RUN",
                       help="a run directory or a folder of trtexec exports (*.timing.json)")
     cmp_.add_argument("--baseline", help="the run (by name) to compare against (default: first)")
@@ -262,13 +280,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     cmp_.add_argument("--plot", metavar="FILE.png", help="also write a comparison figure")
     cmp_.set_defaults(func=_compare)
 
-    ref = sub.add_parser("reference", help="run the reference multi-branch CUDA workload (GPU)")
+    ref = sub.add_parser("reference", help="run the reference multi-branch CUDA workload (GPU)",
+                         description="Run the reference workload (--branches independent chains "
+                         "of --depth dependent kernels) once per --aux count, each into a run "
+                         "directory under --out (needs an NVIDIA GPU and cuda-python).")
     _reference_arguments(ref)
     ref.set_defaults(func=_reference)
 
     _register_sweep(sub)
 
-    eng = sub.add_parser("engine", help="profile a serialized TensorRT engine (needs tensorrt)")
+    eng = sub.add_parser("engine", help="profile a serialized TensorRT engine (needs tensorrt)",
+                         description="Deserialize the engine with the TensorRT Python API, time "
+                         "its inference with the given aux streams and write a run directory per "
+                         "setting under --out (needs tensorrt, cuda-python and a GPU).")
     eng.add_argument("engine", help="the serialized engine (.engine / .plan)")
     eng.add_argument("--aux-streams", type=_int_list, default=None,
                      help="how many of the engine's aux streams to give it, comma-separated; "

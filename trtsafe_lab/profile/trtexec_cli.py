@@ -67,7 +67,7 @@ def register_trtexec(sub: argparse._SubParsersAction) -> None:
     """Add ``trtexec`` to the ``profile`` subcommands."""
     p = sub.add_parser("trtexec", help="run an engine through trtexec or trtexec_safe into a "
                        "profile run directory (needs the tool)",
-                       description=__doc__.split("\n\n")[0])
+                       description=__doc__.split("\n\n")[0].replace("``", ""))
     p.add_argument("engine", help="the serialized engine")
     p.add_argument("--tool", default="trtexec",
                    help="trtexec, trtexec_safe, or a path to one (default trtexec)")

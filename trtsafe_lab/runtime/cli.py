@@ -73,7 +73,14 @@ def _cli(args: argparse.Namespace) -> int:
         print("executors: in-process CPU executors (--cpu): a test double of the lifecycle, "
               "NOT a GPU result")
     else:
-        pipeline = gpu_pipeline(args.device, fail_on_decode_call=args.inject_fault)
+        from trtsafe_lab._optional import MissingDependencyError
+
+        try:
+            pipeline = gpu_pipeline(args.device, fail_on_decode_call=args.inject_fault)
+        except MissingDependencyError as err:
+            raise MissingDependencyError(
+                f"{err} Without a GPU, run trtsafe-lab runtime-demo --cpu (the in-process CPU "
+                "executors, a test double)") from err
         print(f"executors: {pipeline.label}")
     run = run_pipeline(pipeline, decode_steps=args.decode_steps, violations=args.violations)
     trace = run.runner.trace_table()

@@ -150,8 +150,11 @@ def _check_safety(cmd: TrtexecCommand) -> list[BuildRuleFinding]:
     if cmd.has("safe") and cmd.has("onnx") and not cmd.has("saveEngine"):
         found.append(_warn(
             "safe-build-not-saved", "safe",
-            "a safe build without --saveEngine keeps neither the engine nor its companion .so.",
-            "add --saveEngine=<file>.engine (the .so then defaults to <file>.engine.so).",
+            "a safe build without --saveEngine keeps neither the engine nor its companion .so."
+            if v.has_companion_so else "a safe build without --saveEngine does not keep the "
+            "engine.",
+            "add --saveEngine=<file>.engine (the .so then defaults to <file>.engine.so)."
+            if v.has_companion_so else "add --saveEngine=<file>.engine.",
         ))
     return found
 
