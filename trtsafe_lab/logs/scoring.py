@@ -2,7 +2,8 @@
 
 A corpus is a folder of logs plus an ``INDEX.tsv`` with one row per log: ``file`` and
 ``attributed_names`` (the layer / node names the log blames, `` | ``-separated, read by hand),
-optionally ``categories`` and ``fatal`` aligned with the names, and ``split`` (train / setaside).
+optionally ``categories`` and ``fatal`` aligned with the names, ``split`` (train / setaside) and
+``batch`` (the collection batch: set-aside figures are also given per batch, ``setaside-bN``).
 Both the shared corpus (``../shared/corpus/build-logs/cases``) and the project's
 ``tests/data/logs`` have this shape.
 
@@ -39,6 +40,7 @@ class CaseTruth:
     categories: tuple[str, ...]  # aligned with names; () when the index has no categories
     fatal: tuple[bool | None, ...]  # aligned with names; () when the index has no fatal column
     split: str
+    batch: str = ""  # the collection batch ("1", "2", ...); "" when the index has no batch column
 
 
 def _split_field(value: str | None) -> list[str]:
@@ -73,6 +75,7 @@ def read_index(index: Path) -> list[CaseTruth]:
                 categories=tuple(categories),
                 fatal=tuple(fatal),
                 split=(row.get("split") or "").strip(),
+                batch=(row.get("batch") or "").strip(),
             )
         )
     return cases
@@ -157,7 +160,7 @@ def score_corpus(
     return [score_case(truth, analyze(cases_dir / truth.file)) for truth in cases]
 
 
-SPLIT_ORDER = ("setaside", "shared", "train")
+SPLIT_ORDER = ("setaside", "setaside-b1", "setaside-b2", "shared", "train")
 _SHOWN = ("cases", "exact", "exact_rate", "name_precision", "name_recall", "category_accuracy",
           "fatal_accuracy")
 
@@ -189,6 +192,12 @@ def corpus_figures(
         figures[split] = aggregate(results)
         if split == "train":
             train = results
+        if split == "setaside":
+            for batch in sorted({c.batch for c in project if c.split == split and c.batch}):
+                figures[f"setaside-b{batch}"] = aggregate(
+                    r for r, c in zip(results, [c for c in project if c.split == split],
+                                      strict=True) if c.batch == batch
+                )
     shared = score_corpus(shared_cases, read_index(shared_cases / "INDEX.tsv"), analyze)
     figures["shared"] = aggregate(shared)
     return figures, train
