@@ -1,7 +1,15 @@
-"""Incremental parser: feed a log line by line (a live build) and read the tables at any time."""
+"""Incremental parser: feed a log line by line (a live build) and read the tables at any time.
+
+Error-dense logs (a sweep of failing builds, a log pasted many times) repeat the same records
+thousands of times. :class:`RecordCache` keeps what reading a record gave (its rows, its event,
+the state it left) keyed on the record's text and on the values of exactly the
+:class:`~trtsafe_lab.logs.classify.ParseState` fields the rules *read* while reading it
+(recorded on the first reading), so a repeat costs a lookup and gives the same result.
+"""
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 from typing import Any
 
@@ -11,6 +19,10 @@ from trtsafe_lab.logs.names import members
 from trtsafe_lab.logs.records import Record, RecordSplitter
 
 Row = dict[str, Any]
+# Parsers use the record cache unless told otherwise (``cache=False``). A hit runs no rule, so
+# the cache only ever removes work: the linear-work tests switch it off here to count the work
+# of reading every record afresh, the worst case.
+RECORD_CACHE = True
 
 
 class LogParser:
@@ -24,8 +36,10 @@ class LogParser:
     :mod:`trtsafe_lab.logs.tables` for the columns).
     """
 
-    def __init__(self, *, keep_events: bool = True) -> None:
+    def __init__(self, *, keep_events: bool = True, cache: bool | None = None) -> None:
         self.keep_events = keep_events
+        use_cache = RECORD_CACHE if cache is None else cache
+        self._cache = RecordCache() if use_cache else None
         self.failures: list[Row] = []
         self.events: list[Row] = []
         self._splitter = RecordSplitter()
@@ -84,7 +98,9 @@ class LogParser:
         rows = self.break_record()
         block = open_block(self._state)
         if block is not None:
-            rows.extend(self._block_rows(block))
+            block_rows = self._block_rows(block)
+            self.failures.extend(block_rows)
+            rows.extend(block_rows)
         return rows
 
     def _take(self, records: list[Record]) -> list[Row]:
@@ -94,7 +110,25 @@ class LogParser:
         return rows
 
     def _record(self, record: Record) -> list[Row]:
-        facts = examine(record, self._state)
+        if self._cache is None:
+            return self._read_record(record, self._state)
+        key = self._cache.key(record)
+        hit = self._cache.lookup(key, self._state, record.line)
+        if hit is not None:
+            rows, event = hit
+            if event is not None:
+                self.events.append(event)
+            self.failures.extend(rows)
+            return rows
+        events_before = len(self.events)
+        tracked = _TrackedState(self._state)
+        rows = self._read_record(record, tracked)  # type: ignore[arg-type]
+        event = self.events[events_before] if len(self.events) > events_before else None
+        self._cache.store(key, tracked, rows, event, record.line)
+        return rows
+
+    def _read_record(self, record: Record, state: ParseState) -> list[Row]:
+        facts = examine(record, state)
         message = record.message
         if self.keep_events:
             self.events.append(
@@ -115,6 +149,7 @@ class LogParser:
                 }
             )
         early = self._block_rows(facts.abandoned_block) if facts.abandoned_block else []
+        self.failures.extend(early)
         if not record.hit or not is_reported(facts):
             return early
         base = {
@@ -174,7 +209,6 @@ class LogParser:
             C.MESSAGE: block.message,
             C.TENSORS: (),
         }
-        self.failures.append(row)
         return [row]
 
     def failures_frame(self) -> Any:
@@ -187,3 +221,144 @@ class LogParser:
 
         return events_frame(self.events)
 
+
+
+# --- the record cache ------------------------------------------------------------------------
+LINE_FIELDS = (C.LINE, C.END_LINE)  # row and event keys that hold line numbers
+CACHE_CHARS = 8 << 20  # characters of record text kept as keys (then the cache starts again)
+MAX_VARIANTS = 8  # results kept per record text (for different values of the state it reads)
+
+
+def _is_line_field(name: str) -> bool:
+    """ParseState fields holding a line number are named ``*_line``: kept relative to the
+    record's first line in keys and results, so a repeat further on in the log matches."""
+    return name.endswith("_line")
+
+
+def _frozen(value: Any) -> Any:
+    return list(value) if isinstance(value, list) else value  # a copy: lists change in place
+
+
+class _TrackedState:
+    """Stands for the parser's :class:`ParseState` while the rules read a record for the first
+    time: records the value of every field read before it is written (the record's result
+    depends on those only) and which fields were written. The per-text caches the state holds
+    (callables) are pure functions and not recorded."""
+
+    __slots__ = ("reads", "state", "writes")
+
+    def __init__(self, state: ParseState) -> None:
+        object.__setattr__(self, "state", state)
+        object.__setattr__(self, "reads", {})
+        object.__setattr__(self, "writes", set())
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self.state, name)
+        if name not in self.reads and name not in self.writes and not callable(value):
+            self.reads[name] = _frozen(value)
+        return value
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        self.writes.add(name)
+        setattr(self.state, name, value)
+
+
+class RecordCache:
+    """Results of reading records, for records the log repeats (see the module docstring).
+
+    Key: the record's lines (line numbers relative to its first line), prefix and trigger flag.
+    Each key holds up to :data:`MAX_VARIANTS` results, each with the state fields it read and
+    their values; a result is reused only when the current state has those same values. Line
+    numbers in rows, events and ``*_line`` state fields are stored relative to the record.
+    Bounded: at most :data:`CACHE_CHARS` characters of record text, then it starts again.
+    """
+
+    def __init__(self) -> None:
+        self._items: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}
+        self._chars = 0
+
+    @staticmethod
+    def key(record: Record) -> tuple[Any, ...]:
+        first = record.line
+        lines = tuple((number - first, text) for number, text in record.lines)
+        return (lines, tuple(vars(record.prefix).values()), record.hit)
+
+    def lookup(
+        self, key: tuple[Any, ...], state: ParseState, line: int
+    ) -> tuple[list[Row], Row | None] | None:
+        for read, line_positions, expected, after, rows, event in self._items.get(key, ()):
+            current = read(state)
+            if line_positions:
+                shifted = list(current)
+                for position in line_positions:
+                    shifted[position] -= line
+                current = tuple(shifted)
+            if current != expected:
+                continue
+            for name, value, is_line in after:
+                setattr(state, name, value + line if is_line else _frozen(value))
+            return [_shift(row, line) for row in rows], (
+                _shift(event, line) if event is not None else None
+            )
+        return None
+
+    def store(
+        self,
+        key: tuple[Any, ...],
+        tracked: _TrackedState,
+        rows: list[Row],
+        event: Row | None,
+        line: int,
+    ) -> None:
+        state = tracked.state
+        names = tuple(tracked.reads)
+        values = [tracked.reads[name] for name in names]
+        line_positions = tuple(
+            index
+            for index, name in enumerate(names)
+            if _is_line_field(name) and isinstance(values[index], int)
+        )
+        for position in line_positions:
+            values[position] -= line
+        # attrgetter gives a tuple of the fields (one field: the value itself, wrapped here)
+        getter = operator.attrgetter(*names) if names else _no_fields
+        read = getter if len(names) != 1 else lambda state: (getter(state),)
+        after = []
+        for name in sorted(set(names) | tracked.writes):
+            value = getattr(state, name)
+            if callable(value) or (name in tracked.reads and value == tracked.reads[name]):
+                continue  # unchanged
+            is_line = _is_line_field(name) and isinstance(value, int)
+            after.append((name, value - line if is_line else _frozen(value), is_line))
+        size = sum(len(text) for _, text in key[0]) + 1
+        if self._chars + size > CACHE_CHARS:
+            self._items.clear()
+            self._chars = 0
+        variants = self._items.setdefault(key, [])
+        if len(variants) >= MAX_VARIANTS:
+            variants.pop(0)
+        else:
+            self._chars += size
+        variants.append(
+            (
+                read,
+                line_positions,
+                tuple(values),
+                tuple(after),
+                [_shift(row, -line) for row in rows],
+                _shift(event, -line) if event is not None else None,
+            )
+        )
+
+
+def _no_fields(state: Any) -> tuple[()]:
+    return ()
+
+
+def _shift(row: Row, offset: int) -> Row:
+    """A copy of ``row`` with its line numbers moved by ``offset``."""
+    copy = dict(row)
+    for name in LINE_FIELDS:
+        if name in copy:
+            copy[name] += offset
+    return copy

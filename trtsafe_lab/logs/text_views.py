@@ -8,7 +8,6 @@ same messages and names, so a row's wrapped lines are kept per distinct text.
 
 from __future__ import annotations
 
-import re
 import shutil
 import textwrap
 from collections.abc import Iterable, Mapping
@@ -53,7 +52,7 @@ def _wrap_part(part: str, head: str, indent: str, width: int) -> list[str]:
     if len(head) + len(part) <= width and not part.endswith(" "):
         return [head + part] if part else []
     # textwrap's chunks: words and runs of spaces, alternating.
-    chunks = [chunk for chunk in _SPACES.split(part) if chunk]
+    chunks = _chunks(part)
     chunks.reverse()
     lines: list[str] = []
     while chunks:
@@ -77,7 +76,21 @@ def _wrap_part(part: str, head: str, indent: str, width: int) -> list[str]:
     return lines
 
 
-_SPACES = re.compile(r"( +)")
+def _chunks(part: str) -> list[str]:
+    """``part`` as textwrap splits it: words and runs of spaces, in order."""
+    chunks: list[str] = []
+    run = 0
+    for index, word in enumerate(part.split(" ")):
+        if index:
+            run += 1
+        if word:
+            if run:
+                chunks.append(" " * run)
+                run = 0
+            chunks.append(word)
+    if run:
+        chunks.append(" " * run)
+    return chunks
 
 
 def _wrap(label: str, text: str, width: int) -> list[str]:
