@@ -10,7 +10,7 @@ the state it left) keyed on the record's text and on the values of exactly the
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from trtsafe_lab.logs import columns as C
@@ -225,8 +225,7 @@ class LogParser:
 
 # --- the record cache ------------------------------------------------------------------------
 LINE_FIELDS = (C.LINE, C.END_LINE)  # row and event keys that hold line numbers
-CACHE_CHARS = 8 << 20  # characters of record text kept as keys (then the cache starts again)
-MAX_VARIANTS = 8  # results kept per record text (for different values of the state it reads)
+CACHE_CHARS = 8 << 20  # characters of record text stored (then the cache starts again)
 
 
 def _is_line_field(name: str) -> bool:
@@ -236,7 +235,8 @@ def _is_line_field(name: str) -> bool:
 
 
 def _frozen(value: Any) -> Any:
-    return list(value) if isinstance(value, list) else value  # a copy: lists change in place
+    """A field's value as a hashable snapshot (lists change in place: a tuple copy)."""
+    return tuple(value) if isinstance(value, list) else value
 
 
 class _TrackedState:
@@ -255,7 +255,7 @@ class _TrackedState:
     def __getattr__(self, name: str) -> Any:
         value = getattr(self.state, name)
         if name not in self.reads and name not in self.writes and not callable(value):
-            self.reads[name] = _frozen(value)
+            self.reads[name] = (_frozen(value), isinstance(value, list))
         return value
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -263,40 +263,72 @@ class _TrackedState:
         setattr(self.state, name, value)
 
 
+class _ReadSet:
+    """The state fields one reading of a record depended on, and the results per their values."""
+
+    def __init__(self, names: tuple[str, ...], lists: tuple[int, ...], lines: tuple[int, ...]):
+        self.names = names
+        getter = operator.attrgetter(*names) if names else None
+        if getter is None:
+            self.read: Callable[[Any], tuple[Any, ...]] = lambda state: ()
+        elif len(names) == 1:
+            self.read = lambda state: (getter(state),)
+        else:
+            self.read = getter
+        self.lists = lists  # positions of list fields (compared as tuples)
+        self.lines = lines  # positions of line-number fields (compared relative to the record)
+        self.results: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+
+    def values(self, state: ParseState, line: int) -> tuple[Any, ...]:
+        current = self.read(state)
+        if self.lists or self.lines:
+            shifted = list(current)
+            for position in self.lists:
+                shifted[position] = tuple(shifted[position])
+            for position in self.lines:
+                shifted[position] -= line
+            current = tuple(shifted)
+        return current
+
+
 class RecordCache:
     """Results of reading records, for records the log repeats (see the module docstring).
 
     Key: the record's lines (line numbers relative to its first line), prefix and trigger flag.
-    Each key holds up to :data:`MAX_VARIANTS` results, each with the state fields it read and
-    their values; a result is reused only when the current state has those same values. Line
-    numbers in rows, events and ``*_line`` state fields are stored relative to the record.
-    Bounded: at most :data:`CACHE_CHARS` characters of record text, then it starts again.
+    Under it, per set of state fields a reading depended on (usually one set), a table from
+    those fields' values to the result: the rows, the event and the fields the reading changed.
+    Line numbers in rows, events and ``*_line`` state fields are stored relative to the record.
+    Bounded: at most :data:`CACHE_CHARS` characters of record text stored, then it starts again.
     """
 
     def __init__(self) -> None:
-        self._items: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}
+        self._items: dict[tuple[Any, ...], list[_ReadSet]] = {}
         self._chars = 0
 
     @staticmethod
     def key(record: Record) -> tuple[Any, ...]:
-        first = record.line
-        lines = tuple((number - first, text) for number, text in record.lines)
-        return (lines, tuple(vars(record.prefix).values()), record.hit)
+        lines = record.lines
+        if len(lines) == 1:
+            relative: tuple[tuple[int, str], ...] = ((0, lines[0][1]),)
+        else:
+            first = record.line
+            relative = tuple((number - first, text) for number, text in lines)
+        return (relative, tuple(vars(record.prefix).values()), record.hit)
 
     def lookup(
         self, key: tuple[Any, ...], state: ParseState, line: int
     ) -> tuple[list[Row], Row | None] | None:
-        for read, line_positions, expected, after, rows, event in self._items.get(key, ()):
-            current = read(state)
-            if line_positions:
-                shifted = list(current)
-                for position in line_positions:
-                    shifted[position] -= line
-                current = tuple(shifted)
-            if current != expected:
+        for read_set in self._items.get(key, ()):
+            result = read_set.results.get(read_set.values(state, line))
+            if result is None:
                 continue
-            for name, value, is_line in after:
-                setattr(state, name, value + line if is_line else _frozen(value))
+            after, rows, event = result
+            for name, value, kind in after:
+                if kind == "line":
+                    value += line
+                elif kind == "list":
+                    value = list(value)
+                setattr(state, name, value)
             return [_shift(row, line) for row in rows], (
                 _shift(event, line) if event is not None else None
             )
@@ -312,47 +344,43 @@ class RecordCache:
     ) -> None:
         state = tracked.state
         names = tuple(tracked.reads)
-        values = [tracked.reads[name] for name in names]
-        line_positions = tuple(
-            index
-            for index, name in enumerate(names)
-            if _is_line_field(name) and isinstance(values[index], int)
+        values = [tracked.reads[name][0] for name in names]
+        lists = tuple(i for i, name in enumerate(names) if tracked.reads[name][1])
+        lines = tuple(
+            i
+            for i, name in enumerate(names)
+            if _is_line_field(name) and isinstance(values[i], int) and i not in lists
         )
-        for position in line_positions:
+        for position in lines:
             values[position] -= line
-        # attrgetter gives a tuple of the fields (one field: the value itself, wrapped here)
-        getter = operator.attrgetter(*names) if names else _no_fields
-        read = getter if len(names) != 1 else lambda state: (getter(state),)
-        after = []
+        after: list[tuple[str, Any, str]] = []
         for name in sorted(set(names) | tracked.writes):
             value = getattr(state, name)
-            if callable(value) or (name in tracked.reads and value == tracked.reads[name]):
+            if callable(value) or (
+                name in tracked.reads and _frozen(value) == tracked.reads[name][0]
+            ):
                 continue  # unchanged
-            is_line = _is_line_field(name) and isinstance(value, int)
-            after.append((name, value - line if is_line else _frozen(value), is_line))
+            if isinstance(value, list):
+                after.append((name, tuple(value), "list"))
+            elif _is_line_field(name) and isinstance(value, int):
+                after.append((name, value - line, "line"))
+            else:
+                after.append((name, value, ""))
         size = sum(len(text) for _, text in key[0]) + 1
         if self._chars + size > CACHE_CHARS:
             self._items.clear()
             self._chars = 0
-        variants = self._items.setdefault(key, [])
-        if len(variants) >= MAX_VARIANTS:
-            variants.pop(0)
-        else:
-            self._chars += size
-        variants.append(
-            (
-                read,
-                line_positions,
-                tuple(values),
-                tuple(after),
-                [_shift(row, -line) for row in rows],
-                _shift(event, -line) if event is not None else None,
-            )
+        self._chars += size
+        read_sets = self._items.setdefault(key, [])
+        read_set = next((r for r in read_sets if r.names == names), None)
+        if read_set is None:
+            read_set = _ReadSet(names, lists, lines)
+            read_sets.append(read_set)
+        read_set.results[tuple(values)] = (
+            tuple(after),
+            [_shift(row, -line) for row in rows],
+            _shift(event, -line) if event is not None else None,
         )
-
-
-def _no_fields(state: Any) -> tuple[()]:
-    return ()
 
 
 def _shift(row: Row, offset: int) -> Row:
