@@ -33,7 +33,7 @@ def _cli(args: argparse.Namespace) -> int:
             except LogReadError as err:
                 raise UsageError(str(err)) from err
         if not args.group and args.format != "csv":
-            _emit_rows(_plain_rows(scanned, args.logs), args)
+            _emit_rows(_table_rows(scanned, args.logs), args)
             return 0
     import pandas as pd
 
@@ -69,35 +69,41 @@ def _cli(args: argparse.Namespace) -> int:
     return 0
 
 
-def _plain_rows(scanned: list[list[dict[str, Any]]], paths: list[str]) -> list[dict[str, Any]]:
-    """The failure table's rows as dicts, in its column order (``log`` first when there are
-    several logs) with ``explanation_id`` filled in, as :func:`tables.failures_frame` and
-    :func:`tables.to_records` give them."""
+def _table_rows(scanned: list[list[dict[str, Any]]], paths: list[str]) -> list[dict[str, Any]]:
+    """The scan's rows with ``explanation_id`` filled in (and ``log`` when there are several
+    logs), as :func:`tables.failures_frame` gives them; the dicts are changed in place."""
     from trtsafe_lab.logs.explanations import explanation_id
 
     ids: dict[tuple[str, str], str] = {}
     out: list[dict[str, Any]] = []
+    several = len(paths) > 1
     for path, rows in zip(paths, scanned, strict=True):
         for row in rows:
             key = (row[C.CATEGORY], row[C.MESSAGE])
-            if key not in ids:
-                ids[key] = explanation_id(*key)
-            plain: dict[str, Any] = {C.LOG: path} if len(paths) > 1 else {}
-            for column in C.FAILURE_COLUMNS:
-                plain[column] = ids[key] if column == C.EXPLANATION_ID else row.get(column)
-            out.append(plain)
+            found = ids.get(key)
+            if found is None:
+                found = ids[key] = explanation_id(*key)
+            row[C.EXPLANATION_ID] = found
+            if several:
+                row[C.LOG] = path
+        out.extend(rows)
     return out
 
 
 def _emit_rows(rows: list[dict[str, Any]], args: argparse.Namespace) -> None:
-    """What :func:`_emit` writes for the failure table, from its rows (no pandas).
+    """What :func:`_emit` writes for the failure table, from its rows (no pandas): JSON in the
+    table's column order (``log`` first), tuples as lists, as :func:`tables.to_records` gives.
     A closed output pipe (``| head``) is the top-level handler's (exit 141, like every command)."""
     out = sys.stdout
     if args.format == "json":
-        records = [
-            {key: list(value) if isinstance(value, tuple) else value for key, value in row.items()}
-            for row in rows
-        ]
+        columns = ((C.LOG,) if len(args.logs) > 1 else ()) + C.FAILURE_COLUMNS
+        records = []
+        for row in rows:
+            record = {}
+            for column in columns:
+                value = row.get(column)
+                record[column] = list(value) if isinstance(value, tuple) else value
+            records.append(record)
         out.write(json.dumps({"failures": records}, indent=2, ensure_ascii=False) + "\n")
     else:
         from trtsafe_lab.logs import text_views
