@@ -134,6 +134,7 @@ def format_failures(
     out: list[str] = []
     shown: set[str] = set()
     bodies = _BodyCache()
+    tails: dict[tuple[Any, ...], str] = {}  # the header after the line number, per its fields
     count = fatal = 0
     named: set[str] = set()
     for row in rows:
@@ -143,22 +144,27 @@ def format_failures(
         if layer:
             named.add(layer)
         code = row.get(C.ERROR_CODE)
-        header = [
-            f"line {row[C.LINE]}",
-            row[C.SEVERITY] or "untagged",
-            "FATAL" if row[C.FATAL] else "not fatal",
-            row[C.PHASE] or "-",
-            row[C.CATEGORY] or "-",
-        ]
-        if not _missing(code):
-            header.append(f"Error Code {code}")
+        fields = (row[C.SEVERITY], row[C.FATAL], row[C.PHASE], row[C.CATEGORY], code)
+        tail = tails.get(fields)
+        if tail is None:
+            header = [
+                row[C.SEVERITY] or "untagged",
+                "FATAL" if row[C.FATAL] else "not fatal",
+                row[C.PHASE] or "-",
+                row[C.CATEGORY] or "-",
+            ]
+            if not _missing(code):
+                header.append(f"Error Code {code}")
+            tail = tails[fields] = "  ".join(header)
         if C.LOG in row:
-            header.insert(0, str(row[C.LOG]))
-        out.append("  ".join(header))
+            out.append(f"{row[C.LOG]}  line {row[C.LINE]}  {tail}")
+        else:
+            out.append(f"line {row[C.LINE]}  {tail}")
         explanation_id = row.get(C.EXPLANATION_ID, "")
+        tensors = row.get(C.TENSORS) or ()
         key = (
             layer,
-            tuple(row.get(C.TENSORS) or ()),
+            tensors if type(tensors) is tuple else tuple(tensors),
             (row.get(C.ONNX_OP), str(row.get(C.ONNX_INDEX))) if onnx and C.ONNX_OP in row else None,
             row[C.MESSAGE],
             explanation_id,
@@ -166,12 +172,11 @@ def format_failures(
         )
         body = bodies.get(key)
         if body is None:
-            body = _body(row, onnx, shown, width)
+            body = "\n".join([*_body(row, onnx, shown, width), ""])
             bodies.put(key, body)
         elif explanation_id:
             shown.add(explanation_id)
-        out.extend(body)
-        out.append("")
+        out.append(body)
     if not count:
         return "no failures found\n"
     out.append(f"{count} failure rows, {fatal} fatal, {len(named)} distinct layers named")
@@ -199,13 +204,13 @@ class _BodyCache:
     :data:`WRAP_CACHE_CHARS` characters of messages, then it starts again."""
 
     def __init__(self) -> None:
-        self._items: dict[tuple[Any, ...], list[str]] = {}
+        self._items: dict[tuple[Any, ...], str] = {}
         self._chars = 0
 
-    def get(self, key: tuple[Any, ...]) -> list[str] | None:
+    def get(self, key: tuple[Any, ...]) -> str | None:
         return self._items.get(key)
 
-    def put(self, key: tuple[Any, ...], body: list[str]) -> None:
+    def put(self, key: tuple[Any, ...], body: str) -> None:
         size = len(key[0]) + len(key[3])
         if self._chars + size > WRAP_CACHE_CHARS:
             self._items.clear()
