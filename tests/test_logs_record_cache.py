@@ -61,3 +61,38 @@ def test_repeated_and_interleaved_logs_hit_the_cache(
     monkeypatch.undo()
     assert cached == _parse(data, False)
     assert len(cached[0]) > 1000
+
+
+def test_scan_of_a_repeating_log_same_with_and_without_cache(
+    corpus_dir: Path, data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The streaming scan feeds runs of lines through the segment cache (windows repeat in an
+    error-dense log): same rows as without any cache and as the full parse."""
+    from trtsafe_lab.logs import parser as parser_module
+    from trtsafe_lab.logs.scan import scan_failures
+
+    logs = [p.read_bytes() for p in _logs(corpus_dir, data_dir)]
+    logs = [d if d.endswith(b"\n") else d + b"\n" for d in logs]
+    verbose = next((corpus_dir / "build-logs" / "verbose").glob("*.log")).read_bytes()
+    pieces = []
+    for copy in range(3):
+        pieces.append(verbose[: 200_000 * (copy + 1)].rpartition(b"\n")[0] + b"\n")
+        pieces.extend(logs)
+    log = tmp_path / "dense.log"
+    log.write_bytes(b"".join(pieces))
+    segment_hits = []
+    lookup = RecordCache.lookup
+
+    def counting(self: RecordCache, key: object, *args: object) -> object:
+        found = lookup(self, key, *args)  # type: ignore[arg-type]
+        if isinstance(key, tuple) and key and isinstance(key[0], bytes):
+            segment_hits.append(found is not None)
+        return found
+
+    monkeypatch.setattr(RecordCache, "lookup", counting)
+    cached = scan_failures(log, chunk_bytes=1 << 16)
+    assert sum(segment_hits) > 100
+    monkeypatch.setattr(parser_module, "RECORD_CACHE", False)
+    assert cached == scan_failures(log, chunk_bytes=1 << 16)
+    assert cached == _parse(log.read_bytes(), False)[0]
+    assert len(cached) > 1000

@@ -16,7 +16,7 @@ from typing import Any
 from trtsafe_lab.logs import columns as C
 from trtsafe_lab.logs.classify import BlockFinding, ParseState, examine, is_reported, open_block
 from trtsafe_lab.logs.names import members
-from trtsafe_lab.logs.records import Record, RecordSplitter
+from trtsafe_lab.logs.records import Record, RecordSplitter, is_record_start
 
 Row = dict[str, Any]
 # Parsers use the record cache unless told otherwise (``cache=False``). A hit runs no rule, so
@@ -40,6 +40,7 @@ class LogParser:
         self.keep_events = keep_events
         use_cache = RECORD_CACHE if cache is None else cache
         self._cache = RecordCache() if use_cache else None
+        self._segments = RecordCache() if use_cache else None
         self.failures: list[Row] = []
         self.events: list[Row] = []
         self._splitter = RecordSplitter()
@@ -112,20 +113,61 @@ class LogParser:
     def _record(self, record: Record) -> list[Row]:
         if self._cache is None:
             return self._read_record(record, self._state)
-        key = self._cache.key(record)
-        hit = self._cache.lookup(key, self._state, record.line)
+        key = RecordCache.key(record)
+        line = record.line
+        hit = self._cache.lookup(key, self._state, line)
         if hit is not None:
-            rows, event = hit
-            if event is not None:
-                self.events.append(event)
+            rows = [_shift(row, line) for row in hit[0]]
+            if hit[1] is not None:
+                self.events.append(_shift(hit[1], line))
             self.failures.extend(rows)
             return rows
         events_before = len(self.events)
         tracked = _TrackedState(self._state)
         rows = self._read_record(record, tracked)  # type: ignore[arg-type]
         event = self.events[events_before] if len(self.events) > events_before else None
-        self._cache.store(key, tracked, rows, event, record.line)
+        payload = ([_shift(row, -line) for row in rows], _shift(event, -line) if event else None)
+        self._cache.store(key, tracked, payload, line, sum(len(t) for _, t in record.lines))
         return rows
+
+    def feed_run(self, lines: list[bytes], line_no: int) -> None:
+        """Feed consecutive physical lines (no newlines), numbered from ``line_no``.
+
+        The same as feeding them one by one. The streaming scan's windows of an error-dense
+        log repeat: lines fed while no record is open are served from a cache keyed on them
+        and on the state fields reading them read (as the record cache is)."""
+        open_record = self._splitter.open_record
+        first = lines[0].decode("utf-8", "replace") if open_record is not None and lines else ""
+        if first and is_record_start(first):
+            self.break_record()  # the first line would close it: the same
+            open_record = None
+        if self._segments is None or self.keep_events or open_record is not None or not lines:
+            for number, raw in enumerate(lines, line_no):
+                self.feed(raw, number)
+            return
+        key = tuple(lines)
+        hit = self._segments.lookup(key, self._state, line_no)
+        if hit is None:
+            before = len(self.failures)
+            state, tracked = self._state, _TrackedState(self._state)
+            self._state = tracked  # type: ignore[assignment]
+            try:
+                for number, raw in enumerate(lines, line_no):
+                    self.feed(raw, number)
+            finally:
+                self._state = state
+            left = self._splitter.open_record
+            payload = (
+                [_shift(row, -line_no) for row in self.failures[before:]],
+                _relative_record(left, -line_no) if left is not None else None,
+            )
+            self._segments.store(key, tracked, payload, line_no, sum(map(len, lines)))
+            return
+        rows, left = hit
+        self.failures.extend(_shift(row, line_no) for row in rows)
+        if left is not None:
+            self._splitter.reopen(_relative_record(left, line_no))
+        self._line_no = line_no + len(lines) - 1
 
     def _read_record(self, record: Record, state: ParseState) -> list[Row]:
         facts = examine(record, state)
@@ -302,7 +344,7 @@ class RecordCache:
     """
 
     def __init__(self) -> None:
-        self._items: dict[tuple[Any, ...], list[_ReadSet]] = {}
+        self._items: dict[Any, list[_ReadSet]] = {}
         self._chars = 0
 
     @staticmethod
@@ -315,33 +357,26 @@ class RecordCache:
             relative = tuple((number - first, text) for number, text in lines)
         return (relative, tuple(vars(record.prefix).values()), record.hit)
 
-    def lookup(
-        self, key: tuple[Any, ...], state: ParseState, line: int
-    ) -> tuple[list[Row], Row | None] | None:
+    def lookup(self, key: Any, state: ParseState, line: int) -> Any:
+        """The stored payload for ``key`` when the state has the values its reading read (the
+        fields it changed are set as it left them); None when there is none."""
         for read_set in self._items.get(key, ()):
             result = read_set.results.get(read_set.values(state, line))
             if result is None:
                 continue
-            after, rows, event = result
+            after, payload = result
             for name, value, kind in after:
                 if kind == "line":
                     value += line
                 elif kind == "list":
                     value = list(value)
                 setattr(state, name, value)
-            return [_shift(row, line) for row in rows], (
-                _shift(event, line) if event is not None else None
-            )
+            return payload
         return None
 
-    def store(
-        self,
-        key: tuple[Any, ...],
-        tracked: _TrackedState,
-        rows: list[Row],
-        event: Row | None,
-        line: int,
-    ) -> None:
+    def store(self, key: Any, tracked: _TrackedState, payload: Any, line: int, size: int) -> None:
+        """Keep ``payload`` (line numbers relative to ``line``) for ``key`` and the fields the
+        reading read (``tracked``); ``size``: characters it holds, for the bound."""
         state = tracked.state
         names = tuple(tracked.reads)
         values = [tracked.reads[name][0] for name in names]
@@ -366,21 +401,26 @@ class RecordCache:
                 after.append((name, value - line, "line"))
             else:
                 after.append((name, value, ""))
-        size = sum(len(text) for _, text in key[0]) + 1
-        if self._chars + size > CACHE_CHARS:
+        if self._chars + size + 1 > CACHE_CHARS:
             self._items.clear()
             self._chars = 0
-        self._chars += size
+        self._chars += size + 1
         read_sets = self._items.setdefault(key, [])
         read_set = next((r for r in read_sets if r.names == names), None)
         if read_set is None:
             read_set = _ReadSet(names, lists, lines)
             read_sets.append(read_set)
-        read_set.results[tuple(values)] = (
-            tuple(after),
-            [_shift(row, -line) for row in rows],
-            _shift(event, -line) if event is not None else None,
-        )
+        read_set.results[tuple(values)] = (tuple(after), payload)
+
+
+def _relative_record(record: Record, offset: int) -> Record:
+    """A copy of ``record`` with its line numbers moved by ``offset``."""
+    return Record(
+        line=record.line + offset,
+        prefix=record.prefix,
+        lines=[(number + offset, text) for number, text in record.lines],
+        hit=record.hit,
+    )
 
 
 def _shift(row: Row, offset: int) -> Row:

@@ -35,6 +35,8 @@ from trtsafe_lab.logs.triggers import (
 )
 
 CHUNK_BYTES = 4 << 20
+MERGE_LINES = 4  # trigger lines this close are fed as one window (see _Window._run_end)
+MERGE_BYTES = 8192  # ... and at most this many bytes apart
 CONTEXT_LINES = 2 * MAX_CONTINUATION + 2  # lines kept from one chunk for the next one's windows
 
 _PATTERNS = {first[0]: re.compile(pattern) for first, pattern in TRIGGER_GROUPS}
@@ -183,14 +185,13 @@ class _Window:
         if line > self.fed + 1:
             self.parser.break_record()
         segment = self.data[start:end]
-        lines = segment.split(b"\n")
+        lines = bytes(segment).split(b"\n")
         if segment.endswith(b"\n"):
             lines.pop()
-        for raw in lines:
-            if line > self.fed:
-                self.parser.feed(raw, line)
-                self.fed = line
-            line += 1
+        skip = max(0, self.fed + 1 - line)  # lines given to the parser already
+        if skip < len(lines):
+            self.parser.feed_run(lines[skip:], line + skip)
+            self.fed = line + len(lines) - 1
 
     def run(self, extending: bool, new_lines_at: int) -> bool:
         """Feed every window of this chunk; return True when the last one is still open.
@@ -210,7 +211,8 @@ class _Window:
                 return True
             limit = end
         still_open = False
-        for offset in trigger_offsets(data, self.size, self.scratch):
+        offsets = trigger_offsets(data, self.size, self.scratch)
+        for index, offset in enumerate(offsets):
             if offset < limit:
                 continue
             start = self.line_start(offset)
@@ -248,12 +250,27 @@ class _Window:
             head, head_line = self.back_to_head(start, line)
             if head > 0 and head_line > self.fed + 1:
                 head, head_line = self.back_to_head(self.line_start(head - 1), head_line - 1)
-            end, still_open = self.forward_to_next_head(start)
+            end, still_open = self.forward_to_next_head(self._run_end(offsets, index, start))
             self.feed(head, end, head_line)
             limit = end
             if still_open:
                 break
         return still_open
+
+    def _run_end(self, offsets: list[int], index: int, start: int) -> int:
+        """Start of the last trigger line of the run that begins with the one at ``start``.
+
+        A run: trigger lines at most :data:`MERGE_LINES` lines apart (failing logs print errors
+        on consecutive lines). The run is fed as one window, every line of it, as the full
+        parse feeds them: the lines between its triggers are few, and one window per run
+        instead of one per trigger saves the walks to record starts."""
+        data = self.data
+        last = start
+        for following in offsets[index + 1 :]:
+            if following - last > MERGE_BYTES or data.count(b"\n", last, following) > MERGE_LINES:
+                break
+            last = following
+        return self.line_start(last)
 
     def _starts_record(self, offset: int) -> bool:
         return is_record_start(self._text(offset).decode("utf-8", "replace"))
