@@ -39,3 +39,15 @@ def test_replay_rejects_what_the_real_trtexec_parser_rejects(tmp_path: Path) -> 
     assert "[I] start" not in done.stdout and "REPLAY (NOT TensorRT)" in done.stdout
     assert "[E] Unknown option: --frobnicate " in done.stderr
     assert "[E] Unknown option: --fp16 " in done.stderr  # removed in 11.x (log says 11.1)
+
+
+def test_replay_rejects_a_bad_safety_plugin_value_like_trtexec(tmp_path: Path) -> None:
+    log = tmp_path / "recorded.log"
+    log.write_text("&&&& RUNNING TensorRT.trtexec [TensorRT v110100] # trtexec\n[I] start\n")
+    tool = install_replay_tool(log, tmp_path / "trtexec-REPLAY-not-TensorRT", delay_s=0)
+    done = subprocess.run([str(tool), "--onnx=m.onnx", "--safe", "--safetyPlugins=libp.so"],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 1 and "[I] start" not in done.stdout
+    lines = done.stderr.splitlines()
+    assert lines[0] == "Invalid safety plugin argument: libp.so"  # safeCommon.h SAFE_LOG
+    assert lines[1].endswith("[E] Invalid Safety plugin library option: libp.so")

@@ -115,7 +115,9 @@ def refuse_like_trtexec(log: Path, flags: list[str], version: str | None = None)
     stamp = time.strftime("[%m/%d/%Y-%H:%M:%S] ")
     print(f"REPLAY (NOT TensorRT): the trtexec {trt} parser rejects this command; "
           "nothing is replayed", flush=True)
-    for message in parsed.errors + parsed.stderr_extra:
+    for line in parsed.stderr_extra:  # written by the parser itself, before the [E] lines
+        print(line, file=sys.stderr, flush=True)
+    for message in parsed.errors:
         print(f"{stamp}[E] {message}", file=sys.stderr, flush=True)
     return parsed.exit_code if parsed.exit_code > 0 else 1
 
