@@ -5,7 +5,11 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
+from trtsafe_lab.cli import main
 from trtsafe_lab.replay import exit_code, install_replay_tool
+from trtsafe_lab.trtexec.version import TrtVersion, detect_version
 
 
 def test_exit_code_from_banner_or_errors() -> None:
@@ -51,3 +55,34 @@ def test_replay_rejects_a_bad_safety_plugin_value_like_trtexec(tmp_path: Path) -
     lines = done.stderr.splitlines()
     assert lines[0] == "Invalid safety plugin argument: libp.so"  # safeCommon.h SAFE_LOG
     assert lines[1].endswith("[E] Invalid Safety plugin library option: libp.so")
+
+
+def test_help_prints_the_banner_of_the_replayed_version(tmp_path: Path) -> None:
+    # trtexec.cpp trtexecMain: reportTestStart (the banner), then parseArgs prints the help for
+    # --help / -h / no arguments and returns EXIT_SUCCESS; nothing is replayed.
+    log = tmp_path / "recorded.log"
+    log.write_text("&&&& RUNNING TensorRT.trtexec [TensorRT v110100] [b7] # trtexec --onnx=a\n"
+                   "[I] start\n&&&& PASSED TensorRT.trtexec\n")
+    tool = install_replay_tool(log, tmp_path / "trtexec-REPLAY-not-TensorRT", delay_s=0)
+    for args in (["--help"], ["-h"], ["--onnx=m.onnx", "--help"], []):
+        done = subprocess.run([str(tool), *args], capture_output=True, text=True, timeout=60,
+                              check=False)
+        assert done.returncode == 0, done.stderr
+        first = done.stdout.splitlines()[0]
+        assert first == (f"&&&& RUNNING TensorRT.trtexec [TensorRT v110100] [b7] # {tool} "
+                         + " ".join(args)).rstrip(), first
+        assert "[I] start" not in done.stdout and "REPLAY (NOT TensorRT)" in done.stdout
+        assert "--maxAuxStreams" in done.stdout and "--fp16 " not in done.stdout  # 11.1 help
+    assert detect_version(tool) == TrtVersion(11, 1, 0)
+
+
+def test_build_reads_the_replay_version_without_trt_version(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "recorded.log"
+    log.write_text("[I] no banner in this log\n")
+    tool = install_replay_tool(log, tmp_path / "trtexec-REPLAY-not-TensorRT", delay_s=0)
+    assert main(["build", "--dry-run", "--tool", str(tool), "--", "--onnx=m.onnx"]) == 0
+    assert "TensorRT 11.4.0 (detected from" in capsys.readouterr().out  # the default version
+    done = subprocess.run([str(tool), "--help"], capture_output=True, text=True, timeout=60,
+                          check=False)
+    assert done.stdout.startswith(f"&&&& RUNNING TensorRT.trtexec [TensorRT v110400] # {tool}")
