@@ -20,7 +20,7 @@ LONG_NAMES = [
 ]
 
 
-@pytest.mark.parametrize("name", LONG_NAMES + ["", "a/b", "conv_$x$ with spaces  twice"])
+@pytest.mark.parametrize("name", [*LONG_NAMES, "", "a/b", "conv_$x$ with spaces  twice"])
 def test_wrap_name_keeps_every_character(name: str) -> None:
     lines = wrap_name(name)
     assert "".join(lines) == name
