@@ -23,6 +23,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from trtsafe_lab._elf import ELF_MAGIC, ET_DYN, MACHINES, PT_DYNAMIC, ElfError, read_elf
+from trtsafe_lab.companion import companion_so_for
 from trtsafe_lab.rundir import (
     sha256_file,
     staged_run_dir,
@@ -47,11 +48,6 @@ class PairError(ValueError):
         self.problems = problems
         listed = "\n".join(f"  - {p}" for p in problems)
         super().__init__(f"safe engine pair is not sound:\n{listed}")
-
-
-def default_so_path(engine: Path) -> Path:
-    """trtexec's default companion path: the full engine path plus ``.so``."""
-    return Path(f"{engine}.so")
 
 
 def default_manifest_path(engine: Path) -> Path:
@@ -166,7 +162,7 @@ class SafeEnginePair:
     @classmethod
     def of(cls, engine: str | Path, so: str | Path | None = None) -> SafeEnginePair:
         engine = Path(engine)
-        return cls(engine, Path(so) if so else default_so_path(engine))
+        return cls(engine, companion_so_for(engine, so))
 
     def manifest(self, trt_version: str, build_argv: list[str], target_arch: str | None = None,
                  base: Path | None = None) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from trtsafe_lab.companion import companion_so_for
 from trtsafe_lab.profile.identity import engine_record
 from trtsafe_lab.profile.rundir import TIMING
 from trtsafe_lab.profile.safe_summary import parse_safe_log
@@ -28,7 +29,7 @@ from trtsafe_lab.profile.summary import parse_summary
 from trtsafe_lab.rundir import staged_run_dir, write_run_manifest
 from trtsafe_lab.trtexec.flag_table import load_table
 from trtsafe_lab.trtexec.options import TrtexecCommand, parse_flags, tool_kind_of
-from trtsafe_lab.trtexec.rules import companion_so_path, enforce
+from trtsafe_lab.trtexec.rules import enforce
 from trtsafe_lab.trtexec.runner import run_process
 from trtsafe_lab.trtexec.version import TrtVersion, detect_version
 
@@ -57,7 +58,7 @@ def trtexec_command(
         raise ValueError("trtexec profiling needs export_prefix (where the exports go)")
     args = [f"--loadEngine={engine}"]
     if safe:
-        args += ["--safe", f"--loadEngineSo={companion_so_path(engine, companion_so)}"]
+        args += ["--safe", f"--loadEngineSo={companion_so_for(engine, companion_so)}"]
     args += [f"--exportTimes={export_prefix}.timing.json",
              f"--exportProfile={export_prefix}.profile.json",
              f"--exportLayerInfo={export_prefix}.graph.json"]
@@ -83,7 +84,7 @@ def _safe_command(engine: Path, *, version: TrtVersion, executable: str,
     table = load_table("trtexec_safe", version)
     args = [f"--loadEngine={engine}"]
     if companion_so is not None or version.has_companion_so:
-        args.append(f"--loadEngineSo={companion_so_path(engine, companion_so)}")
+        args.append(f"--loadEngineSo={companion_so_for(engine, companion_so)}")
     if not any(a.startswith("--avgRuns=") for a in extra):
         args.append("--avgRuns=1")
     graph_on = table.get("--useCudaGraph")
