@@ -24,11 +24,11 @@ from typing import Any
 
 from trtsafe_lab._elf import ELF_MAGIC, ET_DYN, MACHINES, PT_DYNAMIC, ElfError, read_elf
 from trtsafe_lab.companion import companion_so_for
+from trtsafe_lab.files import write_json_atomic
 from trtsafe_lab.rundir import (
     sha256_file,
     staged_run_dir,
     utc_now,
-    write_json_file,
     write_run_manifest,
 )
 
@@ -188,7 +188,7 @@ class SafeEnginePair:
     def write_manifest(self, trt_version: str, build_argv: list[str],
                        target_arch: str | None = None, path: Path | None = None) -> Path:
         path = path or default_manifest_path(self.engine)
-        write_json_file(path, self.manifest(trt_version, build_argv, target_arch, path.parent))
+        write_json_atomic(path, self.manifest(trt_version, build_argv, target_arch, path.parent))
         return path
 
     def validate(self, target: str | None = None, manifest: Path | None = None,
@@ -248,7 +248,7 @@ class SafeEnginePair:
             shutil.copyfile(self.engine, staging / engine_name)
             shutil.copyfile(self.companion_so, staging / so_name)
             data["engine"]["file"], data["companion_so"]["file"] = engine_name, so_name
-            write_json_file(staging / manifest.name, data)
+            write_json_atomic(staging / manifest.name, data)
             copied = SafeEnginePair(staging / engine_name, staging / so_name)
             problems = copied.validate(target, staging / manifest.name)
             if problems:
