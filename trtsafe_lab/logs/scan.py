@@ -24,7 +24,7 @@ import numpy as np
 
 from trtsafe_lab.logs.classify import marker_phase
 from trtsafe_lab.logs.parser import LogParser
-from trtsafe_lab.logs.records import MAX_CONTINUATION, is_record_start, parse_prefix, split_line
+from trtsafe_lab.logs.records import MAX_CONTINUATION, is_record_start, line_parts
 from trtsafe_lab.logs.source import MAX_LINE_BYTES, LogReadError, open_log
 from trtsafe_lab.logs.triggers import (
     PREFIXES2,
@@ -224,8 +224,8 @@ class _Window:
                 # skipped when it does not change the phase and applied directly when it does;
                 # any other marker record is fed (no earlier context is needed for a marker).
                 decoded = text.decode("utf-8", "replace")
-                parts = split_line(decoded)
-                prefix, _ = parse_prefix(parts[0])
+                parts = line_parts(decoded)  # cached: is_record_start reads it too
+                prefix = parts[0].prefix
                 if is_record_start(decoded):
                     self.parser.break_record()
                     phase = marker_phase(decoded)
