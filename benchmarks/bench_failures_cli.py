@@ -216,8 +216,15 @@ def main() -> int:
         "error_dense_distinct": {**distinct_info, **distinct_figures},
         "hostile_line_parse_mb_per_s": hostile_shapes(),
         "target_ratio": TARGET_RATIO,
+        "load_average_at_end": round(os.getloadavg()[0], 2),
     }
-    for name in ("error_dense", "clean_verbose", "error_dense_distinct"):
+    shapes = ("error_dense", "clean_verbose", "error_dense_distinct")
+    results["verdict"] = "; ".join(
+        f"{name}: {figures['ratio']}x, target {'met' if figures['target_met'] else 'NOT met'}"
+        for name in shapes
+        if isinstance(figures := results[name], dict)
+    )
+    for name in shapes:
         figures = results[name]
         assert isinstance(figures, dict)
         print(
@@ -226,6 +233,7 @@ def main() -> int:
             f"rows {figures['rows']}"
         )
     print(f"start-up (empty log): {startup_s:.3f} s")
+    print("verdict:", results["verdict"])
     print("hostile one-line shapes, MB/s:", results["hostile_line_parse_mb_per_s"])
     print(f"wrote {write_results(Path(args.out), 'failures_cli', results)}")
     return 0
