@@ -96,3 +96,39 @@ def test_scan_of_a_repeating_log_same_with_and_without_cache(
     assert cached == scan_failures(log, chunk_bytes=1 << 16)
     assert cached == _parse(log.read_bytes(), False)[0]
     assert len(cached) > 1000
+
+
+def test_state_fields_of_any_kind_are_keyed_and_restored() -> None:
+    """Line-number fields are kept relative to the record; lists, sets and dicts (changed in
+    place) as snapshots, restored as fresh objects of their own type."""
+    from dataclasses import dataclass, field
+
+    from trtsafe_lab.logs.parser import _TrackedState
+
+    @dataclass
+    class State:
+        phase: str = "build"
+        header_line: int = 0
+        names: list[str] = field(default_factory=list)
+        seen: set[str] = field(default_factory=set)
+        counts: dict[str, int] = field(default_factory=dict)
+
+    def read(state: object) -> None:  # what a reading of a record at line 100 does
+        assert state.phase == "build"  # type: ignore[attr-defined]
+        state.header_line = 100 + 2  # type: ignore[attr-defined]
+        state.names.insert(0, "conv")  # type: ignore[attr-defined]
+        state.seen.add("conv")  # type: ignore[attr-defined]
+        state.counts["conv"] = state.counts.get("conv", 0) + 1  # type: ignore[attr-defined]
+
+    cache = RecordCache()
+    first = State(names=["a"], seen={"a"}, counts={"a": 1})
+    tracked = _TrackedState(first)  # type: ignore[arg-type]
+    read(tracked)
+    cache.store("key", tracked, "payload", 100, 3)
+    again = State(names=["a"], seen={"a"}, counts={"a": 1})
+    assert cache.lookup("key", again, 500) == "payload"  # type: ignore[arg-type]
+    assert again == State("build", 502, ["conv", "a"], {"a", "conv"}, {"a": 1, "conv": 1})
+    again.names.append("z")  # a restored list is its own object
+    assert cache.lookup("key", again, 600) is None  # type: ignore[arg-type]  # names differ
+    other = State(phase="runtime", names=["a"], seen={"a"}, counts={"a": 1})
+    assert cache.lookup("key", other, 500) is None  # type: ignore[arg-type]

@@ -276,9 +276,18 @@ def _is_line_field(name: str) -> bool:
     return name.endswith("_line")
 
 
+# Mutable field values (changed in place) are kept as hashable snapshots, made again on restore.
+_FREEZE: dict[type, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
+    list: (tuple, list),
+    set: (frozenset, set),
+    dict: (lambda value: tuple(value.items()), dict),
+}
+
+
 def _frozen(value: Any) -> Any:
-    """A field's value as a hashable snapshot (lists change in place: a tuple copy)."""
-    return tuple(value) if isinstance(value, list) else value
+    """A field's value as a hashable snapshot."""
+    freeze = _FREEZE.get(type(value))
+    return freeze[0](value) if freeze is not None else value
 
 
 class _TrackedState:
@@ -297,7 +306,7 @@ class _TrackedState:
     def __getattr__(self, name: str) -> Any:
         value = getattr(self.state, name)
         if name not in self.reads and name not in self.writes and not callable(value):
-            self.reads[name] = (_frozen(value), isinstance(value, list))
+            self.reads[name] = (_frozen(value), type(value) in _FREEZE)
         return value
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -317,7 +326,7 @@ class _ReadSet:
             self.read = lambda state: (getter(state),)
         else:
             self.read = getter
-        self.lists = lists  # positions of list fields (compared as tuples)
+        self.lists = lists  # positions of mutable fields (compared as snapshots)
         self.lines = lines  # positions of line-number fields (compared relative to the record)
         self.results: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 
@@ -326,7 +335,7 @@ class _ReadSet:
         if self.lists or self.lines:
             shifted = list(current)
             for position in self.lists:
-                shifted[position] = tuple(shifted[position])
+                shifted[position] = _frozen(shifted[position])
             for position in self.lines:
                 shifted[position] -= line
             current = tuple(shifted)
@@ -368,8 +377,8 @@ class RecordCache:
             for name, value, kind in after:
                 if kind == "line":
                     value += line
-                elif kind == "list":
-                    value = list(value)
+                elif kind:
+                    value = _FREEZE[kind][1](value)
                 setattr(state, name, value)
             return payload
         return None
@@ -388,15 +397,15 @@ class RecordCache:
         )
         for position in lines:
             values[position] -= line
-        after: list[tuple[str, Any, str]] = []
+        after: list[tuple[str, Any, Any]] = []
         for name in sorted(set(names) | tracked.writes):
             value = getattr(state, name)
             if callable(value) or (
                 name in tracked.reads and _frozen(value) == tracked.reads[name][0]
             ):
                 continue  # unchanged
-            if isinstance(value, list):
-                after.append((name, tuple(value), "list"))
+            if type(value) in _FREEZE:
+                after.append((name, _frozen(value), type(value)))
             elif _is_line_field(name) and isinstance(value, int):
                 after.append((name, value - line, "line"))
             else:
