@@ -130,22 +130,26 @@ class LogParser:
         self._cache.store(key, tracked, payload, line, sum(len(t) for _, t in record.lines))
         return rows
 
-    def feed_run(self, lines: list[bytes], line_no: int) -> None:
-        """Feed consecutive physical lines (no newlines), numbered from ``line_no``.
+    def feed_run(self, segment: bytes, line_no: int) -> None:
+        """Feed the physical lines of ``segment`` (split on ``\\n``; a last line may lack its
+        newline), numbered from ``line_no``.
 
         The same as feeding them one by one. The streaming scan's windows of an error-dense
         log repeat: lines fed while no record is open are served from a cache keyed on them
         and on the state fields reading them read (as the record cache is)."""
+        lines = segment.split(b"\n")
+        if segment.endswith(b"\n"):
+            lines.pop()
         open_record = self._splitter.open_record
-        first = lines[0].decode("utf-8", "replace") if open_record is not None and lines else ""
+        first = lines[0].decode("utf-8", "replace") if open_record is not None else ""
         if first and is_record_start(first):
             self.break_record()  # the first line would close it: the same
             open_record = None
-        if self._segments is None or self.keep_events or open_record is not None or not lines:
+        if self._segments is None or self.keep_events or open_record is not None:
             for number, raw in enumerate(lines, line_no):
                 self.feed(raw, number)
             return
-        key = tuple(lines)
+        key = segment
         hit = self._segments.lookup(key, self._state, line_no)
         if hit is None:
             before = len(self.failures)
@@ -161,7 +165,7 @@ class LogParser:
                 [_shift(row, -line_no) for row in self.failures[before:]],
                 _relative_record(left, -line_no) if left is not None else None,
             )
-            self._segments.store(key, tracked, payload, line_no, sum(map(len, lines)))
+            self._segments.store(key, tracked, payload, line_no, len(segment))
             return
         rows, left = hit
         self.failures.extend(_shift(row, line_no) for row in rows)

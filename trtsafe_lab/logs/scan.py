@@ -184,14 +184,16 @@ class _Window:
         """Give lines ``data[start:end]`` (starting at line number ``line``) to the parser."""
         if line > self.fed + 1:
             self.parser.break_record()
-        segment = self.data[start:end]
-        lines = bytes(segment).split(b"\n")
-        if segment.endswith(b"\n"):
-            lines.pop()
+        data = self.data
+        # lines in data[start:end]: a last line without its newline counts (so does an empty one)
+        count = data.count(b"\n", start, end) + (end == start or data[end - 1] != 10)
         skip = max(0, self.fed + 1 - line)  # lines given to the parser already
-        if skip < len(lines):
-            self.parser.feed_run(lines[skip:], line + skip)
-            self.fed = line + len(lines) - 1
+        if skip >= count:
+            return
+        for _ in range(skip):
+            start = data.find(b"\n", start, end) + 1
+        self.parser.feed_run(bytes(data[start:end]), line + skip)
+        self.fed = line + count - 1
 
     def run(self, extending: bool, new_lines_at: int) -> bool:
         """Feed every window of this chunk; return True when the last one is still open.
