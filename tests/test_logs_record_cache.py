@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from trtsafe_lab.logs.parser import LogParser, RecordCache
+from trtsafe_lab.logs.parser import LogParser
+from trtsafe_lab.logs.record_cache import RecordCache
 from trtsafe_lab.logs.source import iter_lines
 
 
@@ -103,7 +104,7 @@ def test_state_fields_of_any_kind_are_keyed_and_restored() -> None:
     place) as snapshots, restored as fresh objects of their own type."""
     from dataclasses import dataclass, field
 
-    from trtsafe_lab.logs.parser import _TrackedState
+    from trtsafe_lab.logs.record_cache import TrackedState
 
     @dataclass
     class State:
@@ -122,7 +123,7 @@ def test_state_fields_of_any_kind_are_keyed_and_restored() -> None:
 
     cache = RecordCache()
     first = State(names=["a"], seen={"a"}, counts={"a": 1})
-    tracked = _TrackedState(first)  # type: ignore[arg-type]
+    tracked = TrackedState(first)  # type: ignore[arg-type]
     read(tracked)
     cache.store("key", tracked, "payload", 100, 3)
     again = State(names=["a"], seen={"a"}, counts={"a": 1})
@@ -132,3 +133,19 @@ def test_state_fields_of_any_kind_are_keyed_and_restored() -> None:
     assert cache.lookup("key", again, 600) is None  # type: ignore[arg-type]  # names differ
     other = State(phase="runtime", names=["a"], seen={"a"}, counts={"a": 1})
     assert cache.lookup("key", other, 500) is None  # type: ignore[arg-type]
+
+
+def test_a_field_without_snapshot_is_not_cached() -> None:
+    from dataclasses import dataclass, field
+
+    from trtsafe_lab.logs.record_cache import TrackedState
+
+    @dataclass
+    class State:
+        blocks: dict[str, list[int]] = field(default_factory=dict)  # values are lists
+
+    cache = RecordCache()
+    tracked = TrackedState(State({"a": [1]}))  # type: ignore[arg-type]
+    tracked.blocks["a"].append(2)  # type: ignore[attr-defined]
+    cache.store("key", tracked, "payload", 1, 3)
+    assert cache.lookup("key", State({"a": [1, 2]}), 1) is None  # type: ignore[arg-type]
