@@ -18,8 +18,10 @@ longer.
 
 from __future__ import annotations
 
+import io
 import os
 import re
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -27,6 +29,7 @@ import numpy as np
 from trtsafe_lab.logs.classify import marker_phase
 from trtsafe_lab.logs.parser import LogParser
 from trtsafe_lab.logs.records import MAX_CONTINUATION, is_record_start, line_parts
+from trtsafe_lab.logs.scan_worker import REGION_BYTES, TriggerWorker, can_fork_worker
 from trtsafe_lab.logs.source import MAX_LINE_BYTES, LogReadError, open_log
 from trtsafe_lab.logs.triggers import (
     PREFIXES2,
@@ -52,19 +55,16 @@ for _prefix in PREFIXES2:
 _SET3 = np.array(sorted(p[0] << 16 | p[1] << 8 | p[2] for p in PREFIXES3), dtype=np.uint32)
 
 
+BLOCK_BYTES = 256 << 10  # the first-byte pass works on blocks this size (they stay in cache)
+
+
 class _Scratch:
-    """Boolean work arrays reused from chunk to chunk (fresh 4 MB arrays per chunk would cost
-    page faults that take longer than the comparisons themselves)."""
+    """Boolean work arrays reused from block to block (fresh arrays per chunk would cost page
+    faults that take longer than the comparisons themselves)."""
 
     def __init__(self) -> None:
-        self.mask = np.empty(0, dtype=bool)
-        self.other = np.empty(0, dtype=bool)
-
-    def arrays(self, size: int) -> tuple[np.ndarray, np.ndarray]:
-        if self.mask.size < size:
-            self.mask = np.empty(size, dtype=bool)
-            self.other = np.empty(size, dtype=bool)
-        return self.mask[:size], self.other[:size]
+        self.mask = np.empty(BLOCK_BYTES, dtype=bool)
+        self.other = np.empty(BLOCK_BYTES, dtype=bool)
 
 
 def _candidates(data: bytes | bytearray, size: int, scratch: _Scratch | None = None) -> list[int]:
@@ -72,14 +72,22 @@ def _candidates(data: bytes | bytearray, size: int, scratch: _Scratch | None = N
     body = size - 2  # positions with two bytes after them; the last two are checked apart
     found: list[int] = []
     if body > 0:
+        work = scratch or _Scratch()
         window = np.frombuffer(data, dtype=np.uint8, count=size)
-        head = window[:body]
-        mask, other = (scratch or _Scratch()).arrays(body)
-        np.equal(head, _FIRST_BYTES[0], out=mask)
-        for first in _FIRST_BYTES[1:]:
-            np.equal(head, first, out=other)
-            mask |= other
-        index = np.flatnonzero(mask)
+        blocks = []
+        # Five comparisons and four ORs over a block while it is in the cache: over the whole
+        # chunk at once each pass would read it from memory again.
+        for start in range(0, body, BLOCK_BYTES):
+            head = window[start : min(start + BLOCK_BYTES, body)]
+            mask, other = work.mask[: head.size], work.other[: head.size]
+            np.equal(head, _FIRST_BYTES[0], out=mask)
+            for first in _FIRST_BYTES[1:]:
+                np.equal(head, first, out=other)
+                mask |= other
+            hits = np.flatnonzero(mask)
+            if hits.size:
+                blocks.append(hits + start if start else hits)
+        index = np.concatenate(blocks) if blocks else np.empty(0, dtype=np.intp)
         pairs = window[index].astype(np.uint32) << 8 | window[index + 1]
         flags = _LUT2[pairs]
         keep = flags == 1
@@ -88,7 +96,7 @@ def _candidates(data: bytes | bytearray, size: int, scratch: _Scratch | None = N
             triples = pairs[third] << 8 | window[index[third] + 2]
             keep[third] = np.isin(triples, _SET3)
         found = index[keep].tolist()
-        del window, head
+        del window, head, mask, other
     found.extend(pos for pos in range(max(body, 0), size) if data[pos] in _PATTERNS)
     return found
 
@@ -128,10 +136,10 @@ class _Window:
         end: int,
         first_line: int,
         fed: int,
-        scratch: _Scratch,
+        find: Callable[[bytes | bytearray, int], list[int]],
     ) -> None:
         self.parser = parser
-        self.scratch = scratch
+        self.find = find
         self.data = data
         self.size = end  # data[:end] holds complete lines; the rest waits for the next chunk
         self.first_line = first_line
@@ -215,7 +223,7 @@ class _Window:
                 return True
             limit = end
         still_open = False
-        offsets = trigger_offsets(data, self.size, self.scratch)
+        offsets = self.find(data, self.size)
         for index, offset in enumerate(offsets):
             if offset < limit:
                 continue
@@ -281,8 +289,24 @@ class _Window:
         return is_record_start(self._text(offset).decode("utf-8", "replace"))
 
 
-def scan_failures(path: str | os.PathLike[str], *, chunk_bytes: int = CHUNK_BYTES) -> list[Any]:
-    """Failure rows (dicts, see :mod:`trtsafe_lab.logs.tables`) of the log file at ``path``."""
+WORKER_MIN_BYTES = 64 << 20  # smaller files are scanned by one process (a fork costs more)
+WAIT_FOR_WORKER = False  # tests: let the worker finish first (a fixed split of the work)
+
+
+def scan_failures(
+    path: str | os.PathLike[str],
+    *,
+    chunk_bytes: int = CHUNK_BYTES,
+    worker: bool | None = None,
+    region_bytes: int = REGION_BYTES,
+) -> list[Any]:
+    """Failure rows (dicts, see :mod:`trtsafe_lab.logs.tables`) of the log file at ``path``.
+
+    ``worker``: find the trigger lines of the file's back part in a second process
+    (:mod:`trtsafe_lab.logs.scan_worker`) while this one reads the front. None (default): for
+    UTF-8 files of at least :data:`WORKER_MIN_BYTES` where :func:`can_fork_worker` allows it;
+    True: whenever it allows it (tests); False: never. The rows are the same either way.
+    """
     parser = LogParser(keep_events=False)
     handle = open_log(path)
     # One reused buffer: [context lines kept from the previous chunk | unread lines ...].
@@ -294,42 +318,76 @@ def scan_failures(path: str | os.PathLike[str], *, chunk_bytes: int = CHUNK_BYTE
     fed = 0
     extending = False
     scratch = _Scratch()
+    helper: TriggerWorker | None = None
+
+    def own(data: bytes | bytearray, size: int) -> list[int]:
+        return trigger_offsets(data, size, scratch)
+
+    def assisted(data: bytes | bytearray, size: int) -> list[int]:
+        """The chunk's offsets: the worker's where it has covered the chunk's lines."""
+        assert helper is not None
+        shared = helper.offsets(base, base + size)
+        if shared is not None:
+            return [offset - base for offset in shared]
+        covered = helper.covered_from - base
+        helper.reached(base + size)
+        if 0 < covered < size and (rest := helper.offsets(base + covered, base + size)) is not None:
+            return own(data, covered) + [offset - base for offset in rest]
+        return own(data, size)
+
+    base = 0  # file offset of buf[0] (while no bytes were cut out)
     with handle:
-        while True:
-            if len(buf) < filled + chunk_bytes:
-                buf.extend(bytes(filled + chunk_bytes - len(buf)))
-            try:
-                with memoryview(buf) as view:
-                    count = handle.readinto(view[filled : filled + chunk_bytes])
-            except OSError as err:
-                raise LogReadError(f"reading log file '{path}' failed: {err}") from err
-            eof = not count
-            if cutting and count:
-                newline = buf.find(b"\n", filled, filled + count)
-                if newline == -1:
+        if worker is not False and isinstance(getattr(handle, "raw", None), io.FileIO):
+            base = handle.tell()  # after a UTF-8 byte-order mark
+            size = os.fstat(handle.fileno()).st_size
+            if (worker or size >= WORKER_MIN_BYTES) and can_fork_worker():
+                helper = TriggerWorker.start(path, base, own, region_bytes)
+                if helper is not None and WAIT_FOR_WORKER:
+                    helper.wait()
+        try:
+            while True:
+                if len(buf) < filled + chunk_bytes:
+                    buf.extend(bytes(filled + chunk_bytes - len(buf)))
+                try:
+                    with memoryview(buf) as view:
+                        count = handle.readinto(view[filled : filled + chunk_bytes])
+                except OSError as err:
+                    raise LogReadError(f"reading log file '{path}' failed: {err}") from err
+                eof = not count
+                if cutting and count:
+                    if helper is not None:  # buf no longer maps onto the file
+                        helper.close()
+                        helper = None
+                    newline = buf.find(b"\n", filled, filled + count)
+                    if newline == -1:
+                        continue
+                    del buf[filled:newline]
+                    count -= newline - filled
+                    cutting = False
+                filled += count
+                end = filled if eof else buf.rfind(b"\n", context_end, filled) + 1
+                if end <= context_end and not eof:  # no complete new line yet
+                    if filled - context_end > MAX_LINE_BYTES:
+                        filled, cutting = context_end + MAX_LINE_BYTES, True
                     continue
-                del buf[filled:newline]
-                count -= newline - filled
-                cutting = False
-            filled += count
-            end = filled if eof else buf.rfind(b"\n", context_end, filled) + 1
-            if end <= context_end and not eof:  # no complete new line yet
+                find = assisted if helper is not None else own
+                window = _Window(parser, buf, end, first_line, fed, find)
+                extending = window.run(extending, context_end)
+                fed = window.fed
+                if eof:
+                    break
+                tail = _tail_start(buf, end)
+                first_line = window.line_at(tail)
+                keep = filled - tail
+                buf[0:keep] = buf[tail:filled]
+                base += tail
+                filled = keep
+                context_end = end - tail
                 if filled - context_end > MAX_LINE_BYTES:
                     filled, cutting = context_end + MAX_LINE_BYTES, True
-                continue
-            window = _Window(parser, buf, end, first_line, fed, scratch)
-            extending = window.run(extending, context_end)
-            fed = window.fed
-            if eof:
-                break
-            tail = _tail_start(buf, end)
-            first_line = window.line_at(tail)
-            keep = filled - tail
-            buf[0:keep] = buf[tail:filled]
-            filled = keep
-            context_end = end - tail
-            if filled - context_end > MAX_LINE_BYTES:
-                filled, cutting = context_end + MAX_LINE_BYTES, True
+        finally:
+            if helper is not None:
+                helper.close()
     parser.finish()
     return parser.failures
 

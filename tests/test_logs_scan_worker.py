@@ -1,0 +1,94 @@
+"""The scan's second process (``logs/scan_worker.py``) changes who finds the trigger lines, never
+the rows: the scan with a worker equals the scan without one, wherever the regions split the
+file, whether the worker finished first or the two met anywhere in between."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_logs_robust import log_bytes
+
+from trtsafe_lab.logs import scan
+from trtsafe_lab.logs.scan import scan_failures
+from trtsafe_lab.logs.scan_worker import TriggerWorker, can_fork_worker
+from trtsafe_lab.logs.source import MAX_LINE_BYTES
+
+pytestmark = pytest.mark.skipif(not can_fork_worker(), reason="no fork or one CPU here")
+
+
+@pytest.fixture
+def served(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the chunks (and chunk tails) whose offsets the worker gave: a test that never
+    reaches the worker's answers would prove nothing."""
+    count = [0]
+    original = TriggerWorker.offsets
+
+    def offsets(self: TriggerWorker, low: int, high: int) -> list[int] | None:
+        found = original(self, low, high)
+        count[0] += found is not None
+        return found
+
+    monkeypatch.setattr(TriggerWorker, "offsets", offsets)
+    return count
+
+
+def _corpus_log(corpus_dir: Path) -> bytes:
+    """The verbose build logs with every failing case log after each: real shapes, ~3 MB."""
+    logs = corpus_dir / "build-logs"
+    cases = b"".join(p.read_bytes().rstrip(b"\n") + b"\n" for p in sorted(logs.glob("cases/*")))
+    return b"".join(p.read_bytes() + cases for p in sorted(logs.glob("verbose/*.log")))
+
+
+@pytest.mark.parametrize("region", [4096, 65536, 1 << 20])
+@pytest.mark.parametrize("chunk", [scan.CHUNK_BYTES, 100_003])
+def test_worker_gives_the_same_rows(
+    corpus_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, served: list[int],
+    region: int, chunk: int,
+) -> None:
+    log = tmp_path / "big.log"
+    log.write_bytes(_corpus_log(corpus_dir))
+    expected = scan_failures(log, chunk_bytes=chunk, worker=False)
+    assert len(expected) > 100
+    monkeypatch.setattr(scan, "WAIT_FOR_WORKER", True)  # the worker covers all it can first
+    assert scan_failures(log, chunk_bytes=chunk, worker=True, region_bytes=region) == expected
+    assert served[0] > 0
+    monkeypatch.setattr(scan, "WAIT_FOR_WORKER", False)  # they meet wherever timing says
+    assert scan_failures(log, chunk_bytes=chunk, worker=True, region_bytes=region) == expected
+
+
+def test_byte_order_mark_and_a_cut_line(
+    corpus_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, served: list[int]
+) -> None:
+    """A UTF-8 mark shifts the file offsets by 3; a line longer than MAX_LINE_BYTES is cut in the
+    scan's buffer (which then no longer maps onto the file: the worker is stopped there, before
+    it served anything here, as it gave up at that line)."""
+    body = _corpus_log(corpus_dir)
+    monkeypatch.setattr(scan, "WAIT_FOR_WORKER", True)
+    log = tmp_path / "bom.log"
+    log.write_bytes(b"\xef\xbb\xbf" + body)
+    expected = scan_failures(log, worker=False)
+    (tmp_path / "plain.log").write_bytes(body)
+    assert expected == scan_failures(tmp_path / "plain.log", worker=False)  # the mark is skipped
+    assert scan_failures(log, worker=True, region_bytes=65536) == expected
+    assert served[0] > 0
+    log = tmp_path / "long.log"
+    log.write_bytes(body[: len(body) // 2] + b"x" * (3 * MAX_LINE_BYTES) + b"\n" + body)
+    expected = scan_failures(log, worker=False)
+    assert scan_failures(log, worker=True, region_bytes=65536) == expected
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=log_bytes, region=st.sampled_from([16, 64, 256]), chunk=st.sampled_from([7, 4096]))
+def test_worker_on_any_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data: bytes, region: int, chunk: int
+) -> None:
+    log = tmp_path / "any.log"
+    log.write_bytes(data)
+    expected = scan_failures(log, chunk_bytes=chunk, worker=False)
+    monkeypatch.setattr(scan, "WAIT_FOR_WORKER", True)
+    assert scan_failures(log, chunk_bytes=chunk, worker=True, region_bytes=region) == expected
