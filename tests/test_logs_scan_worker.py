@@ -92,3 +92,13 @@ def test_worker_on_any_bytes(
     expected = scan_failures(log, chunk_bytes=chunk, worker=False)
     monkeypatch.setattr(scan, "WAIT_FOR_WORKER", True)
     assert scan_failures(log, chunk_bytes=chunk, worker=True, region_bytes=region) == expected
+
+
+def test_spare_cpu_counts_running_processes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process is one of /proc/loadavg's running ones: with one CPU none is spare."""
+    from trtsafe_lab.logs import scan_worker
+
+    monkeypatch.setattr(scan_worker.os, "sched_getaffinity", lambda pid: {0})
+    assert not scan_worker.spare_cpu()
+    monkeypatch.setattr(scan_worker.os, "sched_getaffinity", lambda pid: set(range(1 << 16)))
+    assert scan_worker.spare_cpu()

@@ -29,7 +29,12 @@ import numpy as np
 from trtsafe_lab.logs.classify import marker_phase
 from trtsafe_lab.logs.parser import LogParser
 from trtsafe_lab.logs.records import MAX_CONTINUATION, is_record_start, line_parts
-from trtsafe_lab.logs.scan_worker import REGION_BYTES, TriggerWorker, can_fork_worker
+from trtsafe_lab.logs.scan_worker import (
+    REGION_BYTES,
+    TriggerWorker,
+    can_fork_worker,
+    spare_cpu,
+)
 from trtsafe_lab.logs.source import MAX_LINE_BYTES, LogReadError, open_log
 from trtsafe_lab.logs.triggers import (
     PREFIXES2,
@@ -65,6 +70,25 @@ class _Scratch:
     def __init__(self) -> None:
         self.mask = np.empty(BLOCK_BYTES, dtype=bool)
         self.other = np.empty(BLOCK_BYTES, dtype=bool)
+        self.shifted = np.empty(BLOCK_BYTES, dtype=np.uint8)
+
+
+def _first_byte_run(firsts: tuple[int, ...], longest: int = 5) -> tuple[int | None, int, tuple]:
+    """The run of byte values (at most ``longest`` wide) holding the most trigger first bytes,
+    and the first bytes outside it: (run start or None, run length, other first bytes)."""
+    best: tuple[int, int] = (0, 0)
+    for start in firsts:
+        inside = sum(start <= first < start + longest for first in firsts)
+        if inside > best[0]:
+            best = (inside, start)
+    inside, start = best
+    if inside < 2:
+        return None, 0, firsts
+    length = max(first for first in firsts if start <= first < start + longest) - start + 1
+    return start, length, tuple(f for f in firsts if not start <= f < start + length)
+
+
+_RUN_START, _RUN_LENGTH, _SINGLE_BYTES = _first_byte_run(tuple(sorted(_FIRST_BYTES)))
 
 
 def _candidates(data: bytes | bytearray, size: int, scratch: _Scratch | None = None) -> list[int]:
@@ -80,8 +104,14 @@ def _candidates(data: bytes | bytearray, size: int, scratch: _Scratch | None = N
         for start in range(0, body, BLOCK_BYTES):
             head = window[start : min(start + BLOCK_BYTES, body)]
             mask, other = work.mask[: head.size], work.other[: head.size]
-            np.equal(head, _FIRST_BYTES[0], out=mask)
-            for first in _FIRST_BYTES[1:]:
+            if _RUN_START is not None:
+                # One comparison for the first bytes that lie in a short run (E F . . I): the
+                # others of the run (G, H) are dropped by the two-byte table below.
+                np.subtract(head, _RUN_START, out=work.shifted[: head.size])
+                np.less(work.shifted[: head.size], _RUN_LENGTH, out=mask)
+            else:
+                mask.fill(False)
+            for first in _SINGLE_BYTES:
                 np.equal(head, first, out=other)
                 mask |= other
             hits = np.flatnonzero(mask)
@@ -304,8 +334,9 @@ def scan_failures(
 
     ``worker``: find the trigger lines of the file's back part in a second process
     (:mod:`trtsafe_lab.logs.scan_worker`) while this one reads the front. None (default): for
-    UTF-8 files of at least :data:`WORKER_MIN_BYTES` where :func:`can_fork_worker` allows it;
-    True: whenever it allows it (tests); False: never. The rows are the same either way.
+    UTF-8 files of at least :data:`WORKER_MIN_BYTES` when a CPU is idle (:func:`spare_cpu`)
+    and :func:`can_fork_worker` allows it; True: whenever it allows it (tests); False: never.
+    The rows are the same either way (only the time differs).
     """
     parser = LogParser(keep_events=False)
     handle = open_log(path)
@@ -340,7 +371,8 @@ def scan_failures(
         if worker is not False and isinstance(getattr(handle, "raw", None), io.FileIO):
             base = handle.tell()  # after a UTF-8 byte-order mark
             size = os.fstat(handle.fileno()).st_size
-            if (worker or size >= WORKER_MIN_BYTES) and can_fork_worker():
+            wanted = worker or (size >= WORKER_MIN_BYTES and spare_cpu())
+            if wanted and can_fork_worker():
                 helper = TriggerWorker.start(path, base, own, region_bytes)
                 if helper is not None and WAIT_FOR_WORKER:
                     helper.wait()
