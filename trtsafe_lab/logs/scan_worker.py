@@ -28,6 +28,7 @@ import signal
 import struct
 import sys
 import threading
+import traceback
 from array import array
 from collections.abc import Callable
 
@@ -50,11 +51,13 @@ def spare_cpu() -> bool:
     """True when, at this moment, fewer processes are runnable than this process may use CPUs
     (``/proc/loadavg``'s running count includes this one): a worker would get a CPU of its own.
     On a busy machine it would only share one with the parent and add the fork's cost."""
+    if not sys.platform.startswith("linux"):
+        return False
     try:
         with open("/proc/loadavg", encoding="ascii") as loadavg:
             running = int(loadavg.read().split()[3].split("/")[0])
     except (OSError, ValueError, IndexError):
-        return False  # no such file (not Linux) or an unknown format: one process
+        return False  # no such file or an unknown format: one process
     return running < len(os.sched_getaffinity(0))
 
 
@@ -93,6 +96,12 @@ class TriggerWorker:
                     signal.signal(signal.SIGINT, signal.SIG_DFL)
                     _work(fd, start, end, region, find, write_fd, shared)
                     code = 0
+                except BrokenPipeError:
+                    pass  # the parent is gone
+                except BaseException:
+                    # A bug here must not pass unseen (the parent finds the offsets itself).
+                    traceback.print_exc()
+                    sys.stderr.flush()
                 finally:
                     os._exit(code)
             os.close(write_fd)
