@@ -28,7 +28,6 @@ import signal
 import struct
 import sys
 import threading
-import traceback
 from array import array
 from collections.abc import Callable
 
@@ -100,6 +99,8 @@ class TriggerWorker:
                     pass  # the parent is gone
                 except BaseException:
                     # A bug here must not pass unseen (the parent finds the offsets itself).
+                    import traceback
+
                     traceback.print_exc()
                     sys.stderr.flush()
                 finally:
