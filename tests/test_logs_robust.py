@@ -122,3 +122,27 @@ def test_numpy_prefilter_keeps_every_trigger(data: bytes) -> None:
     }
     found = {data.rfind(b"\n", 0, pos) for pos in trigger_offsets(data)}
     assert found == lines_with_triggers
+
+
+def _tail_start_by_rfind(chunk: bytes, end: int, lines: int) -> int:
+    """The reference: one ``rfind`` per line back from ``chunk[end - 1]``."""
+    pos = end - 1
+    for _ in range(lines):
+        previous = chunk.rfind(b"\n", 0, pos)
+        if previous == -1:
+            return 0
+        pos = previous
+    return pos + 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from([b"\n", b"x", b"\n\n", b"y" * 300, b"z" * 70_000]), max_size=900),
+    st.floats(0, 1),
+)
+def test_context_tail_found_with_numpy_matches_rfind(pieces: list[bytes], where: float) -> None:
+    from trtsafe_lab.logs.scan import CONTEXT_LINES, _tail_start
+
+    data = b"".join(pieces) or b"\n"
+    end = max(1, round(where * len(data)))
+    assert _tail_start(data, end) == _tail_start_by_rfind(data, end, CONTEXT_LINES)

@@ -425,11 +425,20 @@ def scan_failures(
 
 
 def _tail_start(chunk: bytes | bytearray, end: int) -> int:
-    """Offset of the last CONTEXT_LINES complete lines of ``chunk[:end]``."""
-    pos = end - 1
-    for _ in range(CONTEXT_LINES):
-        previous = chunk.rfind(b"\n", 0, pos)
-        if previous == -1:
-            return 0
-        pos = previous
-    return pos + 1
+    """Offset of the last CONTEXT_LINES complete lines of ``chunk[:end]``: just after the
+    CONTEXT_LINES-th newline before ``chunk[end - 1]`` (0 when there are fewer), found with
+    numpy on growing pieces from the end (one ``rfind`` per line cost more than that)."""
+    high = end - 1
+    need = CONTEXT_LINES
+    piece = 1 << 16
+    while high > 0:
+        low = max(0, high - piece)
+        view = np.frombuffer(chunk, dtype=np.uint8, count=high - low, offset=low)
+        newlines = np.flatnonzero(view == 10)
+        del view
+        if newlines.size >= need:
+            return low + int(newlines[-need]) + 1
+        need -= newlines.size
+        high = low
+        piece *= 2
+    return 0
