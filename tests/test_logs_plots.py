@@ -9,7 +9,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from trtsafe_lab.logs.plots import LAYER_LABEL_CHARS, plot_layers, plot_summary, wrap_name
+from trtsafe_lab.logs.plots import LAYER_LABEL_CHARS, plot_layers, plot_summary
+from trtsafe_lab.text import wrap_name
 
 LONG_NAMES = [
     "/model/backbone/stage4/block3/attention/multi_head/qkv_projection/MatMul_output_0_clone_7",
@@ -22,7 +23,7 @@ LONG_NAMES = [
 
 @pytest.mark.parametrize("name", [*LONG_NAMES, "", "a/b", "conv_$x$ with spaces  twice"])
 def test_wrap_name_keeps_every_character(name: str) -> None:
-    lines = wrap_name(name)
+    lines = wrap_name(name, LAYER_LABEL_CHARS)
     assert "".join(lines) == name
     assert all(len(line) <= LAYER_LABEL_CHARS for line in lines)
     if len(name) <= LAYER_LABEL_CHARS:

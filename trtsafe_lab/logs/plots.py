@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from trtsafe_lab.logs import columns as C
-from trtsafe_lab.text import for_matplotlib, strip_ansi
+from trtsafe_lab.text import for_matplotlib, strip_ansi, wrap_name
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -66,32 +66,14 @@ def plot_categories(
 
 
 LAYER_LABEL_CHARS = 40  # a layer label is wrapped at this width; names are never cut
-_BREAK_AFTER = "/ _.:-,)]"
-
-
-def wrap_name(name: str, width: int = LAYER_LABEL_CHARS) -> list[str]:
-    """``name`` in lines of at most ``width`` characters, broken after a ``/``, space, ``_``,
-    ``.``, ``:``, ``-``, ``,``, ``)`` or ``]`` in the second half of a line, else at ``width``.
-    Nothing is dropped or added: ``"".join(wrap_name(name)) == name``."""
-    lines = []
-    rest = name
-    while len(rest) > width:
-        cut = max(rest.rfind(ch, 0, width) for ch in _BREAK_AFTER) + 1
-        if cut <= width // 2:
-            cut = width
-        lines.append(rest[:cut])
-        rest = rest[cut:]
-    lines.append(rest)
-    return lines
-
-
 def _top_layers(summary: pd.DataFrame, top: int) -> tuple[pd.DataFrame, list[str]]:
     """The ``top`` layers named most often (fewest first, for barh) and their wrapped labels."""
     named = summary[summary[C.LAYER] != ""]
     per_layer = named.groupby(C.LAYER).agg({C.COUNT: "sum", C.PHASE: "first"})
     per_layer = per_layer.sort_values(C.COUNT, ascending=False, kind="stable").head(top)
     per_layer = per_layer.iloc[::-1]
-    labels = [for_matplotlib("\n".join(wrap_name(strip_ansi(name)))) for name in per_layer.index]
+    labels = [for_matplotlib("\n".join(wrap_name(strip_ansi(name), LAYER_LABEL_CHARS)))
+              for name in per_layer.index]
     return per_layer, labels
 
 
@@ -102,7 +84,7 @@ def _layers_height(labels: list[str]) -> float:
 
 def plot_layers(summary: pd.DataFrame, ax: Any = None, top: int = 12, title: str = "") -> Figure:
     """The layers named most often, coloured by phase. Long names are wrapped onto several lines
-    (:func:`wrap_name`), never cut; without ``ax`` the figure grows to fit them."""
+    (:func:`trtsafe_lab.text.wrap_name`), never cut; without ``ax`` the figure grows to fit them."""
     from matplotlib.patches import Patch
 
     per_layer, labels = _top_layers(summary, top)
