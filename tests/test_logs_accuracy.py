@@ -46,29 +46,17 @@ def test_index_has_both_splits_and_aligned_columns() -> None:
     assert all((PROJECT / "cases" / case.file).is_file() for case in cases)
 
 
-# Train cases the failure table misses because of the reading side (records.py / triggers.py /
-# scan.py, owned by the logs-robust work), not the name rules: each needs a change there.
-READING_SIDE_MISSES = {
-    # untagged line without any trigger: "Layer: Where_493's output can not be used as shape
-    # tensor." is never examined (the streaming scan would skip it too)
-    "n098.log": "no trigger on an untagged TensorRT error line",
-    # the verbose importer line naming the node is three records before the parser error; the
-    # scan keeps only the record before a trigger as context
-    "n103.log": "importer line too far before the parser error for the scan's context",
-    # Torch-TensorRT's DEBUG-level "converter rejected node X" lines hold no trigger
-    "n151.log": "DEBUG-level Torch-TensorRT lines hold no trigger",
-}
-
-
 def test_train_split_is_exact(scored: tuple[dict[str, dict[str, Any]], list[CaseResult]]) -> None:
-    """100% of train, except the listed reading-side misses (each named, none hidden)."""
+    """100% of train: every case's layer set, and the category and fatal flag of every name."""
     figures, train = scored
     misses = {r.file for r in train if not r.exact}
-    unexpected = misses - set(READING_SIDE_MISSES)
-    assert not unexpected, f"train cases whose layer set differs from the truth: {unexpected}"
-    fixed = set(READING_SIDE_MISSES) - misses
-    assert not fixed, f"now exact, remove from READING_SIDE_MISSES: {fixed}"
-    assert figures["train"]["exact"] == figures["train"]["cases"] - len(READING_SIDE_MISSES)
+    assert not misses, f"train cases whose layer set differs from the truth: {misses}"
+    wrong = {
+        r.file for r in train
+        if r.category_right != r.category_checked or r.fatal_right != r.fatal_checked
+    }
+    assert not wrong, f"train cases with a wrong category or fatal flag: {wrong}"
+    assert figures["train"]["exact"] == figures["train"]["cases"]
 
 
 def test_shared_corpus_stays_exact(

@@ -2,16 +2,23 @@
 
 The rules read one :class:`~trtsafe_lab.logs.records.Record` at a time plus a little state
 carried between records (:class:`ParseState`): the ONNX parser's current node block (``While
-parsing node number N [Op -> "out"]`` header and NodeProto dump), the node named by the record
-just before (verbose ``ModelImporter.cpp: X [Op] inputs:`` lines), and the phase (parse, build
-or runtime, from markers such as ``Start parsing network model``, ``Local timing cache in use``,
-``Engine built in`` and ``Starting inference``).
+parsing node number N [Op -> "out"]`` header and NodeProto dump), what the last
+:data:`CONTEXT_RECORDS` records said (the node a verbose ``ModelImporter.cpp: X [Op] inputs:``
+or ``Parsing node: X [Op]`` line names, the category of an error printed just before a node
+header), and the phase (parse, build or runtime, from markers such as ``Start parsing network
+model``, ``Local timing cache in use``, ``Engine built in`` and ``Starting inference``).
+
+Context reaches :data:`CONTEXT_RECORDS` records back, whatever they are: the ONNX importer
+prints a node's ``inputs:`` line, then up to two INFO lines of its own (``No importer registered
+for op: X. Attempting to import as plugin.``, ``Searching for plugin: X, ...``) before the error
+(onnx-tensorrt ModelImporter.cpp ``parseNode``, builtin plugin fallback). The streaming scan
+feeds the same number of records before each trigger, so both read the same context.
 """
 
 from __future__ import annotations
 
 import re
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,9 +41,12 @@ _PARSE_HEADER = re.compile(
     r"(?: -> \"(?P<out>.{0,4096})\")?\]"
 )
 _DUMP_NAME = re.compile(r'^name: "(?P<name>.{0,4096})"\s*$')
+CONTEXT_RECORDS = 3  # records before a trigger whose importer node / error category it may use
+# "X [Op] inputs: [...]" (every version) and "Parsing node: X [Op]" (onnx-tensorrt 8.6+)
 _IMPORTER_NODE = re.compile(
-    r"(?:ModelImporter\.cpp:\d{1,9}: |^)(?P<name>[^\s\[][^\n]{0,1023}?)"
+    r"(?:ModelImporter\.cpp:\d{1,9}: |^)(?:(?P<name>[^\s\[][^\n]{0,1023}?)"
     r" \[(?P<op>\w{1,64})\] inputs: "
+    r"|(?:Static check for )?[Pp]arsing node: (?P<parsing>[^\n]{1,1024}?) \[\w{1,64}\]\s*$)"
 )
 _PARSER_ERROR = re.compile(
     r"(?:ModelImporter|importers?|onnxOpCheckers|onnx2trt\w{0,40})\.cpp:\d{1,9}"
@@ -55,7 +65,16 @@ _BUILD_MARKER = re.compile(
 )
 _PARSE_MARKER = re.compile(r"Start parsing network model|Input filename:")
 
-_UNTAGGED_ERROR = re.compile(r"Error Code:? \d{1,9}: |\bError\[\d{1,9}\]: ")
+_UNTAGGED_ERROR = re.compile(
+    r"Error Code:? \d{1,9}: |\bError\[\d{1,9}\]: "
+    # what an untagged line states as impossible (apps that print TensorRT's or the parser's
+    # errors without a severity: "Layer: X's output can not be used as shape tensor.")
+    r"|\bcan ?not be\b|\bcannot be\b|\bmust not be\b|^Unsupported\b"
+)
+# A framework's partitioner refusing a node: the node stays in the framework (non-fatal); the
+# notice is printed at DEBUG level (Torch-TensorRT dynamo aten_ops_converters.py), so it is a
+# finding whatever its severity.
+_REFUSAL = re.compile(r"converter rejected node ")
 _TACTIC_CONTENT = re.compile(r"Autotuner|[Ss]kipping tactic|computeCosts|getBestTactic")
 _RUNTIME_CONTENT = re.compile(
     r"[Dd]eserializ|Inference set up failed|Got invalid engine|enqueue\w{0,40} failed"
@@ -72,6 +91,7 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"UNSUPPORTED_NODE|No importer registered|Plugin not found|could not find plugin"
             r"|Unsupported operation|converter rejected"
+            r"|[Uu]nsupported (?:ONNX )?(?:data |input )?type"
             r"|In function check\w+:"
         ),
     ),
@@ -113,7 +133,15 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "tactic-failure",
         re.compile(r"[Ss]kipping tactic|getBestTactic|timeReformat|backend strategy"),
     ),
-    ("api-usage", re.compile(r"API Usage Error|Parameter check failed")),
+    (
+        "api-usage",
+        re.compile(
+            r"API Usage Error|Parameter check failed"
+            # a layer's input-type constraint: "X: elementwise inputs must not be Int32"
+            r"|\b(?:must|can ?not|cannot) (?:not )?be (?:of type )?k?"
+            r"(?:Int32|Int64|Int8|Float|Half|Bool|INT32|INT64|INT8|FLOAT|HALF|BOOL|UINT8)\b"
+        ),
+    ),
     ("runtime-failed", _RUNTIME_CONTENT),
     (
         "build-failed",
@@ -181,7 +209,10 @@ class ParseState:
     dump_name: str = ""
     in_dump: bool = False
     dump_depth: int = 0
-    previous_importer_node: str = ""
+    # (importer node, error category, ends a node import) of the last CONTEXT_RECORDS records
+    recent: deque[tuple[str, str, bool]] = field(
+        default_factory=lambda: deque(maxlen=CONTEXT_RECORDS)
+    )
     header_line: int = 0
     header_text: str = ""
     header_category: str = ""  # category of the error just before the header
@@ -224,6 +255,7 @@ class LogFacts:
     findings: list[LogFinding] = field(default_factory=list)
     tensors: list[str] = field(default_factory=list)  # tensor names the message mentions
     framing: bool = False  # an ONNX-parser node header or NodeProto dump, context for an error
+    refusal: bool = False  # a framework's converter refused the named nodes (any severity)
     abandoned_block: BlockFinding | None = None  # an earlier node block no error followed
 
 
@@ -327,7 +359,7 @@ def _update_block(state: ParseState, text: str, line_no: int) -> None:
         state.header_output = header.group("out") or ""
         state.header_line = line_no
         state.header_text = header.group(0)
-        state.header_category = state.last_error_category
+        state.header_category = _recent_error_category(state) or state.last_error_category
         state.dump_name = ""
         state.in_dump = False
         return
@@ -409,6 +441,21 @@ def _complete_cut_names(
     return out
 
 
+def _recent_importer_node(state: ParseState) -> str:
+    """The node the importer's last lines named, unless a node import ended since."""
+    for node, _, ends_import in reversed(state.recent):
+        if ends_import:
+            return ""
+        if node:
+            return node
+    return ""
+
+
+def _recent_error_category(state: ParseState) -> str:
+    """The category of the latest error among the context records ("" when none)."""
+    return next((category for _, category, _ in reversed(state.recent) if category), "")
+
+
 def _reportable_without_names(severity: str, category: str) -> bool:
     if severity in ERRORISH:
         return True
@@ -477,7 +524,7 @@ def examine(record: Record, state: ParseState) -> LogFacts:
             fallback = (
                 state.dump_name
                 or state.header_output
-                or ("" if state.header_seen else state.previous_importer_node)
+                or ("" if state.header_seen else _recent_importer_node(state))
             )
             if fallback:
                 findings.append(LogFinding(fallback, record.line))
@@ -487,16 +534,25 @@ def examine(record: Record, state: ParseState) -> LogFacts:
         abandoned = before
         if not framing:
             _reset_block(state)
-    state.previous_importer_node = importer.group("name") if importer else ""
-
     category = state.category_of(message)
     if parser_error and category not in ("parser-unsupported", "parser-error"):
         category = "parser-error"
     severity = prefix.severity
     if not severity and (parser_error or _UNTAGGED_ERROR.search(message)):
         severity = "error"  # an application printing the ONNX parser's or TensorRT's errors
+    importer_node = (importer.group("name") or importer.group("parsing")) if importer else ""
+    state.recent.append(
+        (
+            importer_node,
+            category if severity in ERRORISH else "",
+            parser_error or (record.hit and _PARSE_HEADER.search(message) is not None),
+        )
+    )
+    refusal = record.hit and _REFUSAL.search(message) is not None
     tensors: list[str] = []
-    if record.hit and not framing and _reportable_without_names(severity, category):
+    if record.hit and not framing and (
+        refusal or _reportable_without_names(severity, category)
+    ):
         tensors = _grammar_names(record, findings, seen, state)
     runtime_content = record.hit and _RUNTIME_CONTENT.search(message) is not None
     phase = _PHASE_BY_CATEGORY.get(category, "")
@@ -537,6 +593,7 @@ def examine(record: Record, state: ParseState) -> LogFacts:
         findings=findings,
         tensors=tensors,
         framing=framing and not parser_error,
+        refusal=refusal,
         abandoned_block=abandoned,
     )
 
@@ -556,6 +613,8 @@ def _source(source: str, message: str) -> str:
 
 def is_reported(facts: LogFacts) -> bool:
     """Does this record become failure rows? (names, or an error, or a known warning)."""
+    if facts.refusal and facts.findings:
+        return True  # reported at DEBUG level, yet it decides what runs outside TensorRT
     if facts.severity not in REPORTED:
         return False
     if facts.findings:

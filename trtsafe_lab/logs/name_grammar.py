@@ -3,7 +3,8 @@
 TensorRT and the tools around it print names in a few grammatical positions, whatever the
 message says about them:
 
-- after ``node`` / ``layer`` in ``for node X``, ``at layer X``, ``on layer X`` (:data:`AFTER_WORD`);
+- after ``node`` / ``layer`` in ``for node X``, ``at layer X``, ``on layer X``, ``rejected node X``
+  (:data:`AFTER_WORD`), and after a ``Layer: `` / ``Node: `` label that starts the message;
 - at the start of a message or of a parenthesised reason, followed by ``": "``:
   ``Error Code 4: Internal Error (/model/Concat: all concat input tensors ...)``,
   ``[E] 3: conv1: kernel weights has count 0 ...`` (:func:`leading_name`);
@@ -27,6 +28,8 @@ MAX_MATCHES = 64
 
 AFTER_WORD = re.compile(r"\b(?:for|at|on|in|rejected) (?:the )?(?:node|layer):? ")
 _SPLIT_DLA = re.compile(r"Splitting DLA subgraph at: ")
+# A message that starts with a label: "Layer: Where_493's output can not be used as shape tensor."
+_LABEL = re.compile(r"\s{0,8}(?:Layer|Node|layer|node): ")
 _TORCH2TRT = re.compile(r"\[[A-Z][A-Z0-9_]{0,40} #\d{1,9}\] ")
 _UNNAMED = re.compile(r"\(Unnamed Layer\* \d{1,9}\) \[[\w ]{1,40}\]")
 _LOCATION = re.compile(r"\[[^\]\s]{1,300}(?:::|\.(?:cpp|cc|cu|h|hpp):)[^\]\s]{0,300}\] ")
@@ -207,8 +210,14 @@ def leading_name(text: str) -> str:
 
 
 def positional_names(text: str) -> list[str]:
-    """Names standing after ``node`` / ``layer`` and in DLA subgraph splits."""
+    """Names standing after ``node`` / ``layer``, after a leading ``Layer:`` label and in DLA
+    subgraph splits."""
     found: list[str] = []
+    label = _LABEL.match(text)
+    if label is not None:
+        name = name_token(text, label.end())
+        if looks_like_name(name):
+            found.append(name)
     if "node" in text or "layer" in text:
         for match in itertools.islice(AFTER_WORD.finditer(text), MAX_MATCHES):
             name = name_token(text, match.end())
