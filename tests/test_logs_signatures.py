@@ -67,8 +67,8 @@ def test_signature_placeholders() -> None:
         "[optimizer.cpp::computeCosts::2011] Error Code 10: node 'conv1'"
     )
     assert signature(message) == (
-        "Skipping tactic <hex> due to insufficient memory on requested size of <n> "
-        "detected for tactic <hex> in <path> <dims> <size> "
+        "Skipping tactic <tactic> due to insufficient memory on requested size of <n> "
+        "detected for tactic <tactic> in <path> <dims> <size> "
         "[optimizer.cpp::computeCosts::<n>] Error Code 10: node <name>"
     )
 

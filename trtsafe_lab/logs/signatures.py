@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from trtsafe_lab.logs import columns as C
-from trtsafe_lab.logs.name_grammar import leading_name, positional_names
+from trtsafe_lab.logs.classify import CATEGORY_RULES
+from trtsafe_lab.logs.name_grammar import leading_name, name_token, positional_names
 
 if TYPE_CHECKING:
     from trtsafe_lab.logs.analysis import LogAnalysis
@@ -32,15 +33,60 @@ if TYPE_CHECKING:
 MAX_SIGNATURE_CHARS = 600  # a signature keeps the start of a long message
 
 _PATH = re.compile(r"(?<![\w:])(?:[A-Za-z]:)?(?:[\w.~-]{0,200}[/\\]){1,64}(?P<base>[\w.~-]{1,200})")
-_BRACKET_LOCATION = re.compile(r"\[[^\]\s]{1,300}\]:? ")
 _WRAPPER = re.compile(r"Error Code:? \d{1,9}: (?:[A-Za-z][\w ]{0,60}? (?P<paren>\())?")
 _SUFFIX_LOCATION = re.compile(r"\.? In [\w:~<>]{1,200} at [\w./\\-]{1,300}:\d{1,9}")
 _SOURCE_FILE = re.compile(r"\.(?:cpp|cc|cu|h|hpp|py)$")
-# What loggers put in front of the message: the ONNX parser's "ModelImporter.cpp:776: ",
-# "ERROR: ", trtexec's "Error[10]: " before TensorRT's own "[loc] Error Code 10: ...".
-_LEADING_NOISE = re.compile(
-    r"(?:[\w./\\-]{1,300}\.(?:cpp|cc|h|hpp):\d{1,9}: |ERROR: |Error\[\d{1,9}\]: |\d{1,3}: ){1,8}"
+_TIME = r"(?:\d{1,4}[/-]\d{1,2}[/-]\d{1,4}[-T ])?\d{1,2}:\d{2}:\d{2}(?:[.,]\d{1,9})?"
+_SEVERITY = r"(?:ERROR|WARNING|WARN|INFO|VERBOSE|DEBUG|FATAL|INTERNAL_ERROR)"
+# What loggers put in front of a message, one token at a time (whatever the record splitter of
+# :mod:`trtsafe_lab.logs.records` left on the message). Seen in the train logs: timestamps
+# ("19:54:12.555<TAB>ERROR<TAB>TRT: 10: ", n194), bracketed tags and source locations
+# ("[TRT ERROR] ", n224; "[error][trt_builder.cpp:30]:NVInfer: 9: ", n287;
+# "[ERROR] ultra_infer/.../trt_backend.cc(239)::log<TAB>10: ", n311), glog/absl and TensorFlow
+# ("E0312 10:11:12.123456 1234 trt_engine_op.cc:123] ", "2021-03-04 10:11:12.1: E tensorflow/..."),
+# Torch-TensorRT's "[... Conversion Context] - 4: ", the ONNX parser's "ModelImporter.cpp:776: ",
+# trtexec's "Error[10]: ", TensorRT 10's API prefix "IBuilder::buildSerializedNetwork: ".
+_LOGGER_TOKEN = re.compile(
+    r"\s{1,64}"
+    r"|" + _TIME + r"\]?(?=[:\t ]|$):?"
+    r"|[\w-]{1,40} {1,40}\| "
+    r"|\[[^\[\]\n]{1,300}\]:?"
+    r"|" + _SEVERITY + r"(?: - |:? |:(?=\[))"
+    r"|[*_>]{1,4}(?=\S)"
+    r"|[EWIF]\d{4} (?=\d)"
+    r"|[EWIF] (?=[\w./-]{1,300}\.\w{1,4}:\d{1,9}\] )"
+    r"|\d{1,9} (?=[\w./-]{1,300}\.\w{1,4}:\d{1,9}\] )"
+    r"|[\w./\\-]{1,300}\.(?:cpp|cc|cu|h|hpp|py)(?::\d{1,9}|\(\d{1,9}\))(?:::\w{1,100})?[\]:]?(?=\s)"
+    r"|(?:TRT|TensorRT|NVInfer|TRTLLM|TRT-LLM): "
+    r"|- "
+    r"|\d{1,3}: "
+    r"|Error\[\d{1,9}\]: "
+    r"|I[A-Z]\w{0,60}::\w{1,60}: "
 )
+MAX_PREFIX_TOKENS = 24
+# A line of the message that starts another logger record (the record splitter did not know the
+# logger): a timestamp, a bracketed severity, a glog letter+date, "ERROR:"/"ERROR<TAB>", after a
+# markdown mark ("**_[08/14/2025-19:33:23] [E] ...", n116) or a compose service ("http | ", n088).
+_RECORD_START = re.compile(
+    r"(?:[\w-]{1,40} {1,40}\| )?[*_>\s]{0,4}\[?(?:"
+    + _TIME + r"\]?(?=[:\t ]|$)"
+    r"|\[(?:[\w -]{0,40} )?(?:" + _SEVERITY + r"|[EWIVF]|error|warning|info)\]"
+    r"|[EWIF]\d{4} \d"
+    r"|" + _SEVERITY + r"[:\t])"
+)
+
+
+def _closing(text: str) -> int:
+    """Index of the ``)`` that closes a ``(`` just before ``text`` (-1 when it is never closed)."""
+    depth = 1
+    for index, char in enumerate(text):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                return index
+    return -1
 
 
 def _reason(message: str) -> str:
@@ -48,26 +94,62 @@ def _reason(message: str) -> str:
 
     ``Error[10]: [optimizer.cpp::computeCosts::2011] Error Code 10: Internal Error (X.)`` and
     ``10: Could not find ... X. In computeCosts at optimizer.cpp:3601`` both give ``X``: the
-    logger's prefix, the source location, the ``Error Code N: Category ( ... )`` wrapper and
-    TensorRT 10.16's `` In <function> at <file>:<line>`` suffix are dropped.
+    logger's tokens (timestamps, severity tags, logger names, source locations, error numbers),
+    the ``Error Code N: Category ( ... )`` wrapper and what follows its closing parenthesis, and
+    TensorRT 10's `` In <function> at <file>:<line>`` suffix are dropped. ``message`` is one
+    record with its whitespace runs already made single spaces.
     """
     text = message
     for _ in range(3):
-        noise = _LEADING_NOISE.match(text)
-        if noise is not None:
-            text = text[noise.end() :]
-        location = _BRACKET_LOCATION.match(text)
-        if location is not None:
-            text = text[location.end() :]
+        for _ in range(MAX_PREFIX_TOKENS):
+            token = _LOGGER_TOKEN.match(text)
+            if token is None or not token.group():
+                break
+            text = text[token.end() :]
         wrapper = _WRAPPER.match(text)
         if wrapper is None:
             break
         text = text[wrapper.end() :]
         if wrapper.group("paren"):
-            closing = text.rfind(")")
+            closing = _closing(text)
             text = text[:closing] if closing >= 0 else text
     text = _SUFFIX_LOCATION.sub("", text)
-    return text.strip().rstrip(".").strip()
+    return text.strip().rstrip(".*_ ").strip()
+
+
+def _records(message: str) -> list[str]:
+    """The logger records inside one message: a line that starts another record splits it."""
+    records: list[str] = []
+    for line in message.split("\n"):
+        if records and not line[:1].isspace() and _RECORD_START.match(line) is not None:
+            records.append(line)
+        elif records:
+            records[-1] += "\n" + line
+        else:
+            records.append(line)
+    return records
+
+
+def _category(text: str) -> str:
+    """The category :data:`~trtsafe_lab.logs.classify.CATEGORY_RULES` gives one record's text."""
+    return next((name for name, pattern in CATEGORY_RULES if pattern.search(text)), "")
+
+
+def _finding_record(message: str, names: list[str], category: str) -> str:
+    """The record of a message that holds its finding, whitespace runs made single spaces.
+
+    A message holds several records when the log's logger was not recognised (n194's tab
+    separated lines, n224's ``[TRT ERROR]``): the finding's record is the first that names
+    ``names[0]`` (the layer), else the first naming ``names[1]``, ..., else the first whose own
+    wording gives ``category``, else the first.
+    """
+    records = _records(message)
+    if len(records) > 1:
+        chosen = next((r for name in names if name for r in records if name in r), "")
+        if not chosen and category:
+            chosen = next((r for r in records if _category(r) == category), "")
+        message = chosen or records[0]
+    return " ".join(message.split())
 
 
 def _path(match: re.Match[str]) -> str:
@@ -76,8 +158,14 @@ def _path(match: re.Match[str]) -> str:
     return base if _SOURCE_FILE.search(base) else "<path>"
 
 
+_INVALID_NODE = re.compile(r"Invalid Node - ")  # the ONNX parser's node name follows
 _KEEP = re.compile(r"Error Code \d{1,9}|Error\[\d{1,9}\]")
 _RULES: tuple[tuple[re.Pattern[str], Any], ...] = (
+    # a source location keeps file and function, not the namespaces (MSVC prints them) or line
+    (
+        re.compile(r"\[(\w{1,100}\.(?:cpp|cc|cu|h|hpp))::(?:[^\]\s]{0,300}::)?(\w{1,100})::\d{1,9}\]"),
+        r"[\1::\2::<n>]",
+    ),
     (re.compile(r"'[^'\n]{0,512}'|\"[^\"\n]{0,512}\""), "<name>"),
     (
         re.compile(
@@ -87,26 +175,41 @@ _RULES: tuple[tuple[re.Pattern[str], Any], ...] = (
         "<time>",
     ),
     (_PATH, _path),
+    # tactic ids: hexadecimal in TensorRT 8.x+, decimal before; one placeholder for both
+    (re.compile(r"(?<=\b[Tt]actic)(?: ?0x[0-9a-fA-F]{1,32}| -?\d{1,20})\b"), " <tactic>"),
     (re.compile(r"\b0x[0-9a-fA-F]{1,32}\b"), "<hex>"),
     (
         re.compile(r"\b\d{1,20}(?:\.\d{1,12})? ?(?:bytes|[KMGT]i?B|B)\b"),
         "<size>",
     ),
     (re.compile(r"\b\d{1,20}(?:\.\d{1,12})?(?:e[+-]?\d{1,3})?\b"), "<n>"),
-    (re.compile(r"\[(?:-?<n>|\?)(?:, ?(?:-?<n>|\?)){0,64}\]|\(<n>(?:, ?<n>){0,64}\)"), "<dims>"),
+    # dimension lists, also with TensorRT's symbolic extents: [<n>,(+ (# <n> (SHAPE x)) -<n>)]
+    (
+        re.compile(
+            r"\[(?:-?<n>|\?|\([^\[\]\n]{0,400}?\))(?:, ?(?:-?<n>|\?|\([^\[\]\n]{0,400}?\))){0,64}\]"
+            r"|\(<n>(?:, ?<n>){0,64}\)"
+        ),
+        "<dims>",
+    ),
 )
 
 
-def signature(message: str, names: Iterable[str] = ()) -> str:
-    """The message's reason with names, numbers, sizes, paths and times as placeholders."""
-    text = message[: MAX_SIGNATURE_CHARS * 4]
+def signature(message: str, names: Iterable[str] = (), category: str = "") -> str:
+    """The message's reason with names, numbers, sizes, paths and times as placeholders.
+
+    ``names`` (the row's layer, members, tensors) and ``category`` pick the record that holds
+    the finding when the message holds several (see :func:`_finding_record`).
+    """
+    names = [" ".join(name.split()) for name in names if name]
+    text = _finding_record(message[: MAX_SIGNATURE_CHARS * 4], names, category)
     text = _reason(text)
     known = {name for name in names if name}
-    for line in text.split("\n"):
-        known.update(positional_names(line))
-        leading = leading_name(line)
-        if leading:
-            known.add(leading)
+    known.update(positional_names(text))
+    known.update(name_token(text, m.end()) for m in _INVALID_NODE.finditer(text))
+    leading = leading_name(text)
+    if leading:
+        known.add(leading)
+    known.discard("")
     for name in sorted(known, key=len, reverse=True):
         text = text.replace(name, "\x00")
     text = text.replace("\x01", " ")
@@ -130,13 +233,13 @@ def _row_names(row: Any) -> list[str]:
 def add_signatures(failures: pd.DataFrame) -> pd.DataFrame:
     """Copy of a failures table with a ``signature`` column."""
     out = failures.copy()
-    cache: dict[tuple[str, tuple[str, ...]], str] = {}
+    cache: dict[tuple[str, tuple[str, ...], str], str] = {}
     values = []
     for _, row in failures.iterrows():
         names = tuple(_row_names(row))
-        key = (row[C.MESSAGE], names)
+        key = (row[C.MESSAGE], names, row[C.CATEGORY])
         if key not in cache:
-            cache[key] = signature(row[C.MESSAGE], names)
+            cache[key] = signature(*key)
         values.append(cache[key])
     out[C.SIGNATURE] = pd.Series(values, index=failures.index, dtype=object)
     return out
