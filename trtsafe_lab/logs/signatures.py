@@ -44,8 +44,9 @@ _SEVERITY = r"(?:ERROR|WARNING|WARN|INFO|VERBOSE|DEBUG|FATAL|INTERNAL_ERROR)"
 # ("[TRT ERROR] ", n224; "[error][trt_builder.cpp:30]:NVInfer: 9: ", n287;
 # "[ERROR] ultra_infer/.../trt_backend.cc(239)::log<TAB>10: ", n311), glog/absl and TensorFlow
 # ("E0312 10:11:12.123456 1234 trt_engine_op.cc:123] ", "2021-03-04 10:11:12.1: E tensorflow/..."),
-# Torch-TensorRT's "[... Conversion Context] - 4: ", the ONNX parser's "ModelImporter.cpp:776: ",
-# trtexec's "Error[10]: ", TensorRT 10's API prefix "IBuilder::buildSerializedNetwork: ".
+# Torch-TensorRT's "[... Conversion Context] - 4: ", TF-TRT's "TF-TRT Warning: ", "DefaultLogger ",
+# the ONNX parser's "ModelImporter.cpp:776: ", trtexec's "Error[10]: ", TensorRT 10's API prefix
+# "IBuilder::buildSerializedNetwork: ".
 _LOGGER_TOKEN = re.compile(
     r"\s{1,64}"
     r"|" + _TIME + r"\]?(?=[:\t ]|$):?"
@@ -57,7 +58,8 @@ _LOGGER_TOKEN = re.compile(
     r"|[EWIF] (?=[\w./-]{1,300}\.\w{1,4}:\d{1,9}\] )"
     r"|\d{1,9} (?=[\w./-]{1,300}\.\w{1,4}:\d{1,9}\] )"
     r"|[\w./\\-]{1,300}\.(?:cpp|cc|cu|h|hpp|py)(?::\d{1,9}|\(\d{1,9}\))(?:::\w{1,100})?[\]:]?(?=\s)"
-    r"|(?:TRT|TensorRT|NVInfer|TRTLLM|TRT-LLM): "
+    r"|(?:TRT|TensorRT|NVInfer|TRTLLM|TRT-LLM|TF-TRT(?: Warning| Error| Info)?): "
+    r"|DefaultLogger "
     r"|- "
     r"|\d{1,3}: "
     r"|Error\[\d{1,9}\]: "
