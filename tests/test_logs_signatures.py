@@ -119,16 +119,35 @@ def test_shape_prefixes_and_locations_collapse_on_real_logs() -> None:
     assert "IShuffleLayer <name>: reshape changes volume. Reshaping <dims> to <dims>" in (
         _signatures("n297.log")
     )
-    # n026 (Windows, MSVC-qualified [shuffleNode.cpp::nvinfer1::builder::ShuffleNode::
-    # symbolicExecute::N]) and n142 (Linux, [shuffleNode.cpp::symbolicExecute::N]): one signature
-    shared = _signatures("n026.log") & _signatures("n142.log")
-    assert any("[shuffleNode.cpp::symbolicExecute::<n>] Error Code 4" in s for s in shared)
+    # n025 (the builder's own line), n026 (Windows: the ONNX parser's "In function parseGraph:
+    # [6] Invalid Node - Pad_237" around an MSVC-qualified [shuffleNode.cpp::nvinfer1::builder::
+    # ShuffleNode::symbolicExecute::N] builder error) and n142 (Linux, the same parser wrapper
+    # around [shuffleNode.cpp::symbolicExecute::N]): one signature
+    shuffle = (
+        "<name>: IShuffleLayer applied to shape tensor must have <n> or <n> reshape dimensions: "
+        "dimensions were <dims>"
+    )
+    for log in ("n025.log", "n026.log", "n142.log"):
+        assert shuffle in _signatures(log), (log, _signatures(log))
     # n126: a markdown-bold "**01/30/2024-18:29:22] [E] Error[4]: X: ...**" line
     assert "<name>: IIfConditionalOutputLayer inputs must have the same shape" in (
         _signatures("n126.log")
     )
     # n088: docker compose's "http       | [E] [TRT] 1: [raiiMyelinGraph.h::...]" = n087's
     assert _signatures("n087.log") & _signatures("n088.log")
+
+
+def test_onnx_parser_wrappers_of_parser_versions_collapse_on_real_logs() -> None:
+    """7.x/8.x "In function importFallbackPluginImporter: [8] Assertion failed: ..." (n029, n044)
+    and 8.x "In node 12 (importFallbackPluginImporter): UNSUPPORTED_NODE: Assertion failed: ..."
+    (n103) are one failure of the importer; another importer's assertion is another failure."""
+    plugin = "In importFallbackPluginImporter: Assertion failed: creator && <name>"
+    for log in ("n029.log", "n044.log", "n103.log"):
+        assert plugin in _signatures(log), (log, _signatures(log))
+    assert plugin not in _signatures("n009.log")  # importResize's scales assertion
+    assert "In importResize: Assertion failed: scales.is_weights() && <name>" in (
+        _signatures("n009.log")
+    )
 
 
 def test_tf_trt_prefix_and_different_reasons_on_real_logs() -> None:

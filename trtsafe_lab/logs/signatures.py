@@ -78,6 +78,19 @@ _RECORD_START = re.compile(
 )
 
 
+# The ONNX parser's wrapper, worded differently by each parser version: 7.x/8.x
+# "In function importResize: [8] Assertion failed: ...", 8.x "In node 3 (importTopK):
+# UNSUPPORTED_NODE: ...", 10.x "In node 3 with name: X and operator: ScatterND (importScatterND):
+# UNSUPPORTED_NODE_ATTR: ..."; all become "In <importer function>: <reason>". A (wrapped or not)
+# "Invalid Node - X" is dropped when a reason follows it (the builder's error about the node).
+_PARSER_WRAPPER = re.compile(
+    r"In function (?P<function>\w{1,100}):? ?(?:> ?)?(?:\[\d{1,3}\] )?"
+    r"|In node -?\d{1,9} (?:with name:(?: [^\n]{0,4096}?)? and operator: \S{1,200} )?"
+    r"\((?P<node_function>\w{1,100})\): (?:[A-Z_]{1,40}: )?"
+)
+_INVALID_NODE_TEXT = "Invalid Node - "
+
+
 def _closing(text: str) -> int:
     """Index of the ``)`` that closes a ``(`` just before ``text`` (-1 when it is never closed)."""
     depth = 1
@@ -97,17 +110,31 @@ def _reason(message: str) -> str:
     ``Error[10]: [optimizer.cpp::computeCosts::2011] Error Code 10: Internal Error (X.)`` and
     ``10: Could not find ... X. In computeCosts at optimizer.cpp:3601`` both give ``X``: the
     logger's tokens (timestamps, severity tags, logger names, source locations, error numbers),
-    the ``Error Code N: Category ( ... )`` wrapper and what follows its closing parenthesis, and
-    TensorRT 10's `` In <function> at <file>:<line>`` suffix are dropped. ``message`` is one
+    the ``Error Code N: Category ( ... )`` wrapper and what follows its closing parenthesis, the
+    ONNX parser's wrapper (see ``_PARSER_WRAPPER``) and TensorRT 10's
+    `` In <function> at <file>:<line>`` suffix are dropped. ``message`` is one
     record with its whitespace runs already made single spaces.
     """
     text = message
-    for _ in range(3):
+    for _ in range(4):
         for _ in range(MAX_PREFIX_TOKENS):
             token = _LOGGER_TOKEN.match(text)
             if token is None or not token.group():
                 break
             text = text[token.end() :]
+        parser = _PARSER_WRAPPER.match(text)
+        if parser is not None:
+            text = text[parser.end() :]
+            if not text.startswith(_INVALID_NODE_TEXT):
+                text = f"In {parser.group('function') or parser.group('node_function')}: {text}"
+                break
+        if text.startswith(_INVALID_NODE_TEXT):
+            node = name_token(text, len(_INVALID_NODE_TEXT))
+            rest = text[len(_INVALID_NODE_TEXT) + len(node) :].lstrip(" >")
+            if not rest:
+                break
+            text = rest  # the builder's (or importer's) own message about the node
+            continue
         wrapper = _WRAPPER.match(text)
         if wrapper is None:
             break
