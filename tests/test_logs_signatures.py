@@ -103,6 +103,9 @@ def _signatures(log: str) -> set[str]:
         ("n194.log", "tab-separated logger '19:54:12.555<TAB>ERROR<TAB>TRT: 10:' (one record)"),
         ("n224.log", "TensorRT 10.16 '[TRT ERROR] IBuilder::...:' wrapped, 'In computeCosts at'"),
         ("n311.log", "Paddle ultra_infer '[ERROR] .../trt_backend.cc(239)::log<TAB>10:'"),
+        ("n068.log", "TensorRT 7 '../builder/tacticOptimizer.cpp (1715) - TRTInternal Error in "
+                     "computeCosts: 0 (...)'"),
+        ("n214.log", "lowercase 'error: 10:' logger after 'warning:'/'info:' lines (one record)"),
     ],
 )
 def test_logger_prefixes_collapse_on_real_logs(log: str, what: str) -> None:
@@ -148,6 +151,14 @@ def test_onnx_parser_wrappers_of_parser_versions_collapse_on_real_logs() -> None
     assert "In importResize: Assertion failed: scales.is_weights() && <name>" in (
         _signatures("n009.log")
     )
+
+
+def test_tensorrt7_wrapper_gives_the_reason_on_real_logs() -> None:
+    # n169: ONNX Runtime's TRT EP on TensorRT 7, "../rtSafe/safeRuntime.cpp (25) - Cuda Error in
+    # allocate: 2 (out of memory)", the reason TensorRT 8 prints as "Cuda Runtime (out of memory)"
+    assert "out of memory" in _signatures("n169.log")
+    # n168: "../rtExt/dla/native/dlaUtils.cpp (194) - DLA Error in submit: 7 (Failure to ...)"
+    assert "Failure to submit program to DLA engine" in _signatures("n168.log")
 
 
 def test_tf_trt_prefix_and_different_reasons_on_real_logs() -> None:

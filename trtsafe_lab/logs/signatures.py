@@ -37,7 +37,10 @@ _WRAPPER = re.compile(r"Error Code:? \d{1,9}: (?:[A-Za-z][\w ]{0,60}? (?P<paren>
 _SUFFIX_LOCATION = re.compile(r"\.? In [\w:~<>]{1,200} at [\w./\\-]{1,300}:\d{1,9}")
 _SOURCE_FILE = re.compile(r"\.(?:cpp|cc|cu|h|hpp|py)$")
 _TIME = r"(?:\d{1,4}[/-]\d{1,2}[/-]\d{1,4}[-T ])?\d{1,2}:\d{2}:\d{2}(?:[.,]\d{1,9})?"
-_SEVERITY = r"(?:ERROR|WARNING|WARN|INFO|VERBOSE|DEBUG|FATAL|INTERNAL_ERROR)"
+_SEVERITY = (
+    r"(?:ERROR|WARNING|WARN|INFO|VERBOSE|DEBUG|FATAL|INTERNAL_ERROR"
+    r"|error|warning|info|verbose|internal_error)"
+)
 # What loggers put in front of a message, one token at a time (whatever the record splitter of
 # :mod:`trtsafe_lab.logs.records` left on the message). Seen in the train logs: timestamps
 # ("19:54:12.555<TAB>ERROR<TAB>TRT: 10: ", n194), bracketed tags and source locations
@@ -72,7 +75,7 @@ MAX_PREFIX_TOKENS = 24
 _RECORD_START = re.compile(
     r"(?:[\w-]{1,40} {1,40}\| )?[*_>\s]{0,4}\[?(?:"
     + _TIME + r"\]?(?=[:\t ]|$)"
-    r"|\[(?:[\w -]{0,40} )?(?:" + _SEVERITY + r"|[EWIVF]|error|warning|info)\]"
+    r"|\[(?:[\w -]{0,40} )?(?:" + _SEVERITY + r"|[EWIVF])\]"
     r"|[EWIF]\d{4} \d"
     r"|" + _SEVERITY + r"[:\t])"
 )
@@ -89,6 +92,14 @@ _PARSER_WRAPPER = re.compile(
     r"\((?P<node_function>\w{1,100})\): (?:[A-Z_]{1,40}: )?"
 )
 _INVALID_NODE_TEXT = "Invalid Node - "
+# TensorRT 5-7's wrapper of the same reasons TensorRT 8+ puts in "Error Code N: Kind (...)":
+# "tacticOptimizer.cpp (N) - TRTInternal Error in computeCosts: 0 (Could not find any ...)",
+# "safeRuntime.cpp (25) - Cuda Error in allocate: 2 (out of memory)" (the reason is kept)
+_LEGACY_WRAPPER = re.compile(
+    r"(?:[A-Za-z]:)?(?:[\w./\\-]{0,300}[/\\])?[\w.]{1,200}\.(?:cpp|cc|cu|h|hpp) \(\d{1,9}\) - "
+    r"[\w ]{0,60}?"
+    r"(?:Error|Assertion Error) in \S{1,300}?: (?P<paren>-?\d{1,9} \()?"
+)
 
 
 def _closing(text: str) -> int:
@@ -110,10 +121,10 @@ def _reason(message: str) -> str:
     ``Error[10]: [optimizer.cpp::computeCosts::2011] Error Code 10: Internal Error (X.)`` and
     ``10: Could not find ... X. In computeCosts at optimizer.cpp:3601`` both give ``X``: the
     logger's tokens (timestamps, severity tags, logger names, source locations, error numbers),
-    the ``Error Code N: Category ( ... )`` wrapper and what follows its closing parenthesis, the
-    ONNX parser's wrapper (see ``_PARSER_WRAPPER``) and TensorRT 10's
-    `` In <function> at <file>:<line>`` suffix are dropped. ``message`` is one
-    record with its whitespace runs already made single spaces.
+    the ``Error Code N: Category ( ... )`` wrapper (and TensorRT 5-7's ``file.cpp (N) - Kind
+    Error in function: N ( ... )``) and what follows its closing parenthesis, the ONNX parser's
+    wrapper (see ``_PARSER_WRAPPER``) and TensorRT 10's `` In <function> at <file>:<line>``
+    suffix are dropped. ``message`` is one record with its whitespace runs made single spaces.
     """
     text = message
     for _ in range(4):
@@ -134,6 +145,13 @@ def _reason(message: str) -> str:
             if not rest:
                 break
             text = rest  # the builder's (or importer's) own message about the node
+            continue
+        legacy = _LEGACY_WRAPPER.match(text)
+        if legacy is not None:
+            text = text[legacy.end() :]
+            if legacy.group("paren"):
+                closing = _closing(text)
+                text = text[:closing] if closing >= 0 else text
             continue
         wrapper = _WRAPPER.match(text)
         if wrapper is None:
