@@ -218,3 +218,24 @@ def test_cli_group(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "Could not find any implementation for node <name>" in out
     assert "no-implementation-foreignnode" in out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x [" + ", ".join(["(1)"] * 60),  # an unclosed list of parenthesised items
+        "x [" + ",".join(["(+ 1 2)"] * 30) + " y",
+        "x " + "(+ " * 800,  # an unclosed symbolic extent
+        "[a.cpp::" + "b::" * 700,
+        "In node 1 with name: " + "a " * 2000,
+        "[x] " * 1000 + "msg",
+        "Error Code 1: Internal Error (" + "(" * 2000,
+        "x\n" * 3000,
+    ],
+    ids=lambda text: repr(text[:12]),
+)
+def test_signature_of_hostile_text_is_linear(text: str) -> None:
+    """Shapes that make backtracking patterns blow up (an unclosed dims list of parenthesised
+    items took minutes before the symbolic extents got their own linear scan): each gives a
+    bounded signature (a regression here shows as a hang, not a timing threshold)."""
+    assert len(signature(text, ["a"], "shape")) <= 600

@@ -199,6 +199,24 @@ def _finding_record(message: str, names: list[str], category: str) -> str:
     return " ".join(message.split())
 
 
+# TensorRT's symbolic extents, S-expressions such as (+ (CEIL_DIV (+ (# 3 (SHAPE input_0)) -4) 4) 1)
+_EXPRESSION_START = re.compile(r"\((?:[+\-*/#]|[A-Z][A-Z_]{1,20}) ")
+
+
+def _expressions(text: str) -> str:
+    """Each symbolic extent (balanced parentheses) becomes one number, ``0``; linear in the text
+    (an unclosed expression ends the scan)."""
+    parts = []
+    position = 0
+    while (start := _EXPRESSION_START.search(text, position)) is not None:
+        closing = _closing(text[start.end() :])
+        if closing < 0:
+            break
+        parts.append(text[position : start.start()] + "0")
+        position = start.end() + closing + 1
+    return "".join(parts) + text[position:]
+
+
 def _path(match: re.Match[str]) -> str:
     """A source file keeps its base name (it says which part of TensorRT); others: <path>."""
     base = match.group("base")
@@ -230,14 +248,7 @@ _RULES: tuple[tuple[re.Pattern[str], Any], ...] = (
         "<size>",
     ),
     (re.compile(r"\b\d{1,20}(?:\.\d{1,12})?(?:e[+-]?\d{1,3})?\b"), "<n>"),
-    # dimension lists, also with TensorRT's symbolic extents: [<n>,(+ (# <n> (SHAPE x)) -<n>)]
-    (
-        re.compile(
-            r"\[(?:-?<n>|\?|\([^\[\]\n]{0,400}?\))(?:, ?(?:-?<n>|\?|\([^\[\]\n]{0,400}?\))){0,64}\]"
-            r"|\(<n>(?:, ?<n>){0,64}\)"
-        ),
-        "<dims>",
-    ),
+    (re.compile(r"\[(?:-?<n>|\?)(?:, ?(?:-?<n>|\?)){0,64}\]|\(<n>(?:, ?<n>){0,64}\)"), "<dims>"),
 )
 
 
@@ -260,6 +271,7 @@ def signature(message: str, names: Iterable[str] = (), category: str = "") -> st
     for name in sorted(known, key=len, reverse=True):
         text = text.replace(name, "\x00")
     text = text.replace("\x01", " ")
+    text = _expressions(text)
     kept = _KEEP.findall(text)
     text = _KEEP.sub("\x01", text)
     for pattern, placeholder in _RULES:
