@@ -25,9 +25,12 @@ from typing import Any
 
 from trtsafe_lab.logs.layer_names import SAFETY, line_names
 from trtsafe_lab.logs.name_grammar import (
+    REFUSAL,
     cut_short,
     leading_name,
+    looks_like_strong_name,
     positional_names,
+    refused_names,
     tensor_names,
 )
 from trtsafe_lab.logs.records import Record
@@ -52,7 +55,7 @@ _PARSER_ERROR = re.compile(
     r"(?:ModelImporter|importers?|onnxOpCheckers|onnx2trt\w{0,40})\.cpp:\d{1,9}"
     r" In function \w{1,200}:"
     r"|(?:^|\s)In function import\w+:|In node -?\d+ \(\w+\): [A-Z_]+:|INVALID_NODE|UNSUPPORTED_NODE"
-    r"|^Invalid Node - "
+    r"|^Invalid Node - |^Exception occurred in - "
 )
 
 # --- phase markers ---------------------------------------------------------------------------
@@ -70,11 +73,10 @@ _UNTAGGED_ERROR = re.compile(
     # what an untagged line states as impossible (apps that print TensorRT's or the parser's
     # errors without a severity: "Layer: X's output can not be used as shape tensor.")
     r"|\bcan ?not be\b|\bcannot be\b|\bmust not be\b|^Unsupported\b"
+    # the last line of a Python traceback / a thrown C++ error ("RuntimeError: [Error thrown
+    # at core/conversion/conversion.cpp:125] ...", Torch-TensorRT's TORCHTRT_CHECK)
+    r"|^(?:[A-Za-z_][\w.]{0,80}\.)?[A-Z]\w{0,60}(?:Error|Exception): "
 )
-# A framework's partitioner refusing a node: the node stays in the framework (non-fatal); the
-# notice is printed at DEBUG level (Torch-TensorRT dynamo aten_ops_converters.py), so it is a
-# finding whatever its severity.
-_REFUSAL = re.compile(r"converter rejected node ")
 _TACTIC_CONTENT = re.compile(r"Autotuner|[Ss]kipping tactic|computeCosts|getBestTactic")
 _RUNTIME_CONTENT = re.compile(
     r"[Dd]eserializ|Inference set up failed|Got invalid engine|enqueue\w{0,40} failed"
@@ -90,7 +92,7 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "parser-unsupported",
         re.compile(
             r"UNSUPPORTED_NODE|No importer registered|Plugin not found|could not find plugin"
-            r"|Unsupported operation|converter rejected"
+            r"|Unsupported operation|converter rejected|[Ff]alling back to PyTorch|run in PyTorch"
             r"|[Uu]nsupported (?:ONNX )?(?:data |input )?type"
             r"|In function check\w+:"
         ),
@@ -99,6 +101,7 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "parser-error",
         re.compile(
             r"While parsing node|In function (?:import|parse)\w*:|INVALID_NODE|Invalid Node"
+            r"|Exception occurred in - "
             r"|[Ff]ailed to parse|Parsing model failed|Fail(?:ed)? parsing|Parsing File Failed"
             r"|Failed to load ONNX"
         ),
@@ -219,7 +222,7 @@ class ParseState:
     recent_names: list[str] = field(default_factory=list)  # names of the last reported records
     # per-text results of the pure rules, for messages the log repeats (see _TextCache)
     category_of: Callable[[str], str] = field(
-        default_factory=lambda: _TextCache(_category_uncached)
+        default_factory=lambda: _TextCache(_message_category)
     )
     grammar_of: Callable[[str], tuple[tuple[str, ...], tuple[str, ...], str]] = field(
         default_factory=lambda: _TextCache(_line_grammar_uncached)
@@ -308,13 +311,34 @@ def _category_uncached(message: str) -> str:
 
 def _line_grammar_uncached(text: str) -> tuple[tuple[str, ...], tuple[str, ...], str]:
     """(tensor names, candidate layer names, the line's own category) of one line."""
-    candidates = positional_names(text)
+    candidates = refused_names(text) + positional_names(text)
     leading = leading_name(text)
-    if leading:
+    if leading and leading not in candidates:
         candidates.append(leading)
     candidates = [n for n in candidates if not (_API_NAME.match(n) or _ENUM_NAME.match(n))]
-    category = _category_uncached(text) if candidates else ""
+    category = _category_uncached(masked(text, candidates)) if candidates else ""
     return tuple(tensor_names(text)), tuple(candidates), category
+
+
+def masked(text: str, names: list[str]) -> str:
+    """``text`` with the names blanked out, so that a name's words ("Reshape_3", "/conv/Conv")
+    do not decide the category of the sentence around it."""
+    for name in sorted(names, key=len, reverse=True):
+        text = text.replace(name, "X")
+    return text
+
+
+def _message_category(message: str) -> str:
+    """The category of a record's wording; tokens shaped like layer names are blanked first
+    (``Reshape_3: Using attribute allowzero ...`` is no shape error)."""
+    category = _category_uncached(message)
+    if not category:
+        return category
+    words = " ".join(
+        "X" if looks_like_strong_name(token.strip("'\"()[]{},;")) else token
+        for token in message.split()
+    )
+    return _category_uncached(words)
 
 
 def _line_names_uncached(text: str) -> tuple[tuple[str, str], ...]:
@@ -548,7 +572,7 @@ def examine(record: Record, state: ParseState) -> LogFacts:
             parser_error or (record.hit and _PARSE_HEADER.search(message) is not None),
         )
     )
-    refusal = record.hit and _REFUSAL.search(message) is not None
+    refusal = record.hit and REFUSAL.search(message) is not None
     tensors: list[str] = []
     if record.hit and not framing and (
         refusal or _reportable_without_names(severity, category)

@@ -5,7 +5,8 @@ pairs: ``Could not find any implementation for node X`` (no-implementation), the
 forms ``No tactic available for node X`` and ``Autotuner: no tactics to implement operation:
 ... layers=[ONNX Layer: X, ...]`` (no-tactic), ``X: IShuffleLayer applied to shape tensor ...``
 and the other shape errors (shape), DLA fallback lists (dla-fallback), ``getBestTactic: X``
-(tactic-failure), the ONNX parser's ``Invalid Node - X`` / ``In node N with name: X`` forms
+(tactic-failure), the ONNX parser's ``Invalid Node - X`` / ``Exception occurred in - X`` /
+``In node N with name: X`` forms
 (parser-*), and quoted layers in safety-scope rejections (safety-scope). Every pattern is
 bounded, so a 10 MB line costs linear time.
 """
@@ -44,7 +45,7 @@ _TF_TRT_ENGINE_OP = re.compile(
     r"(?:Engine creation|[Bb]uilding engine) for (?P<name>TRTEngineOp_\w{1,200}) failed"
 )
 _GET_BEST_TACTIC = re.compile(r"(?:GPU|[Cc]uda) error during getBestTactic: ")
-_INVALID_NODE = re.compile(r"Invalid Node - ")
+_INVALID_NODE = re.compile(r"(?:Invalid Node|Exception occurred in) - ")
 _IN_NODE_NAMED = re.compile(r"In node -?\d{1,9} with name: (?P<name>.{1,1024}?) and operator: ")
 _NODE_NAME_CALL = re.compile(r"error\.node_name\(\) = '")
 SAFETY = re.compile(r"[Ss]afety[ -]scope|kSAFETY|[Ss]afety[ -]certified|EngineCapability::kSAFETY")
@@ -123,7 +124,7 @@ def line_names(text: str) -> list[tuple[str, str]]:
         tactic = _GET_BEST_TACTIC.search(text)
         if tactic and tactic.end() < len(text):
             out.append((_best_tactic_name(text[tactic.end() :]), "tactic-failure"))
-    if "Invalid Node - " in text:
+    if "Invalid Node - " in text or "occurred in - " in text:
         invalid = _INVALID_NODE.search(text)
         if invalid:  # the rest of the line (was ".+?\s*$": quadratic on a run of spaces)
             out.append((text[invalid.end() :].rstrip(), "parser-error"))

@@ -5,7 +5,7 @@ a trigger (both in the full parse and in the streaming scan), so the scan may sk
 between matches without changing the result.
 
 Each trigger is a first byte that is rare-ish in verbose logs (``E``, ``W``, ``I``, ``F``,
-``!``, ``L``, ``j``) followed by one of a few *tails* (a trigger may start inside a word: the
+``!``, ``L``, ``j``, ``P``) followed by one of a few *tails* (a trigger may start inside a word: the
 phrase ``rejected node`` is found from its ``j``); every tail starts with a literal (its
 *head*), so the first two or three bytes of any match are known in advance (:data:`PREFIXES2`,
 :data:`PREFIXES3`). The scan uses that to reject almost every candidate position with a few
@@ -53,6 +53,8 @@ _TAILS: dict[bytes, tuple[tuple[tuple[bytes, bytes], ...], tuple[tuple[bytes, by
     # A framework's converter refusing a node ("converter rejected node X", Torch-TensorRT's
     # DEBUG-level partitioning notice): matched from its rare "j", not its common "r".
     b"j": (((b"ected node", b""),), ()),
+    # its validators' "Falling back to PyTorch" / "will run in PyTorch" (see name_grammar.REFUSAL)
+    b"P": (((b"yTorch", b""),), ()),
 }
 
 
