@@ -10,8 +10,12 @@ this script runs the same targets for a long time and records the figures:
   random chunk size; its rows must equal the full parse's;
 - an input whose work per character is above ``--ratio-limit`` times the highest ratio of
   the unmutated seeds is a superlinear *candidate*; it is confirmed by growing it (its
-  longest line repeated on one line 1x/4x/16x) and checking the counter's second differences
-  as tests/test_logs_linear.py does. Confirmed ones are saved as hex in the results.
+  longest line repeated on one line 16x/64x/256x) and comparing the work *per character* at
+  each scale (:func:`confirmed_superlinear`): a linear path keeps it bounded, a quadratic one
+  multiplies it by 16 from 16x to 256x. Confirmed ones are saved as hex in the results. (Runs
+  before 2026-12-01 17:45 UTC used the counter's second differences, which a middle scale
+  cheaper per character than the smallest fooled: benchmarks/results/
+  fuzz_long_run_20261201_summary.md.)
 
 Inputs: windows (128 B to 2 KiB) of the corpus logs (``../shared/corpus/build-logs``) with 1-6
 edits each: byte flips, cuts, inserted real fragments, a spliced piece, a fragment repeated on
@@ -34,6 +38,7 @@ import sys
 import tempfile
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -104,10 +109,25 @@ def work(counter: WorkCounter, data: bytes) -> int:
     return counter.chars - before
 
 
-def confirmed_superlinear(counter: WorkCounter, data: bytes) -> bool:
-    line = max(data.split(b"\n"), key=len)
-    counts = [work(counter, line * k) for k in (16, 64, 256)]
-    return counts[2] - counts[1] > 4 * (counts[1] - counts[0]) * 1.15 + 1000
+SCALES = (16, 64, 256)  # the longest line repeated this many times on one line
+# Work per character at the largest scale over the lowest at the smaller ones, above which the
+# input is superlinear: linear work keeps it near 1 (its bounded windows and per-line limits
+# can make a middle scale cheaper, never the largest dearer by much); quadratic work gives 16.
+GROWTH_LIMIT = 3.0
+
+
+def work_per_char(measure: Callable[[bytes], int], data: bytes) -> list[float]:
+    """``measure`` (work for an input) per character of the longest line of ``data`` repeated
+    :data:`SCALES` times on one line."""
+    line = max(data.split(b"\n"), key=len) or b" "
+    return [measure(line * k) / (len(line) * k) for k in SCALES]
+
+
+def confirmed_superlinear(measure: Callable[[bytes], int], data: bytes) -> bool:
+    """True when the work per character at the largest scale is over :data:`GROWTH_LIMIT`
+    times the lowest at the smaller scales."""
+    per_char = work_per_char(measure, data)
+    return per_char[-1] > GROWTH_LIMIT * min(per_char[:-1])
 
 
 def main() -> int:
@@ -164,7 +184,7 @@ def main() -> int:
                 max_ratio = max(max_ratio, ratio)
                 if ratio > limit:
                     candidates += 1
-                    if confirmed_superlinear(counter, data):
+                    if confirmed_superlinear(lambda d: work(counter, d), data):
                         superlinear.append(data.hex())
                 if count % args.scan_every == 0:
                     scans += 1

@@ -152,3 +152,31 @@ def test_verify_pair_cli(pair: SafeEnginePair, capsys: pytest.CaptureFixture[str
     assert main(["verify-pair", str(pair.engine), "--so", str(elf_dir / "obj.o")]) == 1
     out = capsys.readouterr().out
     assert "ET_REL" in out and "not the file the manifest names" in out
+
+
+def test_the_companion_so_default_has_one_owner() -> None:
+    """``<engine>.so`` is spelled in trtsafe_lab.companion only; the pair, the expected build
+    artifacts and the profile commands all get it from there."""
+    import re
+
+    import trtsafe_lab
+    from trtsafe_lab.companion import companion_so_for
+    from trtsafe_lab.profile.trtexec_exec import trtexec_command
+    from trtsafe_lab.trtexec.options import TrtexecOptions
+    from trtsafe_lab.trtexec.rules import expected_artifacts
+    from trtsafe_lab.trtexec.version import TrtVersion
+
+    engine = Path("out dir/net.engine")
+    assert companion_so_for(engine) == Path("out dir/net.engine.so")
+    assert companion_so_for(engine, "x.so") == Path("x.so")
+    assert SafeEnginePair.of(engine).companion_so == companion_so_for(engine)
+    build = TrtexecOptions(onnx=Path("m.onnx"), save_engine=engine, safe=True).to_command(
+        TrtVersion(11, 4))
+    assert [a.path for a in expected_artifacts(build) if a.kind == "companion_so"] == [
+        companion_so_for(engine)]
+    run = trtexec_command(engine, version=TrtVersion(11, 4), executable="trtexec_safe")
+    assert f"--loadEngineSo={companion_so_for(engine)}" in run.argv()
+    package = Path(trtsafe_lab.__file__).parent
+    spelled = [p.relative_to(package).as_posix() for p in package.rglob("*.py")
+               if re.search(r'f"\{[^}"]*\}\.so"', p.read_text(encoding="utf-8"))]
+    assert spelled == [], spelled  # companion.py writes it with COMPANION_SO_SUFFIX

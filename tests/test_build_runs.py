@@ -323,16 +323,16 @@ def test_full_disk_while_writing_the_manifest(
     monkeypatch: pytest.MonkeyPatch, workdir: Path, replay: Callable[..., None]
 ) -> None:
     replay()
-    import trtsafe_lab.rundir as rundir
+    import trtsafe_lab.files as files
 
-    real = rundir.write_json_file
+    real = files.write_bytes_atomic  # the writer every atomic text/JSON write ends in
 
-    def no_space_for_manifest(path: Path, data: object) -> None:
-        if path.name == "manifest.json":
+    def no_space_for_manifest(path: Path, data: bytes | memoryview) -> None:
+        if Path(path).name == "manifest.json":
             raise OSError(errno.ENOSPC, "No space left on device", str(path))
         real(path, data)
 
-    monkeypatch.setattr(rundir, "write_json_file", no_space_for_manifest)
+    monkeypatch.setattr(files, "write_bytes_atomic", no_space_for_manifest)
     with pytest.raises(BuildAbortedError, match="No space left"):
         TrtexecBuild(safe_command(), workdir / "runs").run()
     partial = assert_nothing_finished(workdir / "runs")

@@ -119,3 +119,41 @@ def test_runtime_demo_without_cuda_suggests_cpu() -> None:
                           capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 2, proc.stderr
     assert "cuda.bindings" in proc.stderr and "--cpu" in proc.stderr
+
+
+UNCREATABLE = Path("/proc/trtsafe-lab-no/runs")  # root may write /proc but mkdir there fails
+
+
+def test_output_folders_that_cannot_be_created_are_refused_naming_the_argument(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from builds_support import install_double
+
+    tool = install_double(tmp_path / "bin")  # never runs: the folder is refused first
+    for argv, flag in ((["demo", "--out", str(UNCREATABLE / "demo")], "--out"),
+                       (["profile", "trtexec", __file__, "--out", str(UNCREATABLE)], "--out"),
+                       (["build", "--runs", str(UNCREATABLE), "--trt-version", "11.4",
+                         "--tool", str(tool), "--", "--onnx=m.onnx"], "--runs")):
+        code = _exit_code(argv)
+        err = capsys.readouterr().err
+        assert code == 2, (argv, err)
+        assert f"{flag} {UNCREATABLE}" in err, err
+
+
+def test_output_folders_are_created_with_their_parents(tmp_path: Path) -> None:
+    from trtsafe_lab.paths import created_output_dir
+
+    target = tmp_path / "a" / "b" / "c"
+    assert created_output_dir(str(target), "--out") == target and target.is_dir()
+    for (command, action), checks in PATH_ARGUMENTS.items():  # every folder a run writes into
+        for dest, check in checks.items():
+            if dest in ("out", "runs") and check.endswith("output_dir"):
+                expected = "output_dir" if (command, dest) == ("build", "runs") else \
+                    "created_output_dir"
+                assert check == expected, (command, action, dest)
+
+
+def test_a_dry_run_creates_no_runs_folder(tmp_path: Path) -> None:
+    runs = tmp_path / "new" / "runs"
+    assert main(["build", "--dry-run", "--runs", str(runs), "--trt-version", "11.4", "--",
+                 "--onnx=m.onnx"]) == 0
+    assert not (tmp_path / "new").exists()

@@ -126,3 +126,70 @@ def test_build_form_runs_the_same_flag_checks(monkeypatch: pytest.MonkeyPatch,
     assert not form.can_run
     form.extra.value = "--iterations=ten"
     assert "flag-value-kind" in form.preview.value
+
+
+# --safetyPlugins (both tools) goes through samples/common/safeCommon.h parseSafetyPluginArgument:
+# the first '[' and ']' must both be there, '[' first, with a library name before it.
+BAD_PLUGIN_SPECS = ["libp.so", "libp.so[ns::P", "libp.so]ns::P[", "[ns::P]", ""]
+
+
+@pytest.mark.parametrize("value", BAD_PLUGIN_SPECS)
+@pytest.mark.parametrize("version", [V1016, V111, V114])
+def test_real_parsers_reject_bad_safety_plugin_values(value: str, version: TrtVersion) -> None:
+    safe = real_parse(load_table("trtexec_safe", version),
+                      ["--loadEngine=a", f"--safetyPlugins={value}"])
+    assert not safe.accepted and safe.exit_code == 1 and safe.print_help
+    assert safe.stderr_extra == [f"Invalid safety plugin argument: {value}"]
+    assert safe.errors == [
+        f"Unable to parse safety plugin library argument: --safetyPlugins={value}",
+        f"Invalid Argument: --safetyPlugins={value}"]
+    build = real_parse(load_table("trtexec", version),
+                       ["--onnx=m.onnx", f"--safetyPlugins={value}"])
+    assert not build.accepted and build.exit_code == 1
+    assert build.errors == [f"Invalid Safety plugin library option: {value}"]
+    assert build.stderr_extra == [f"Invalid safety plugin argument: {value}"]
+
+
+@pytest.mark.parametrize("value", ["myPlugin.so[MyNamespace::MyPlugin]", "/p/lib.so[a,ns::b]",
+                                   "lib.so[]", "lib.so[x],other.so[y]"])
+def test_real_parsers_accept_what_safeCommon_accepts(value: str) -> None:
+    assert real_parse(load_table("trtexec_safe", V114),
+                      ["--loadEngine=a", f"--safetyPlugins={value}"]).accepted
+    assert real_parse(load_table("trtexec", V114),
+                      ["--onnx=m.onnx", f"--safetyPlugins={value}"]).accepted
+
+
+def test_dry_run_refuses_bad_safety_plugins_with_the_real_message(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = dry_run(capsys, "--loadEngine=a.engine", "--safetyPlugins=libp.so",
+                        tool="trtexec_safe")
+    assert code == 2 and "refusal: [flag-value-kind] --safetyPlugins" in out
+    assert ("'Unable to parse safety plugin library argument: --safetyPlugins=libp.so'"
+            in out), out
+    code, out = dry_run(capsys, "--onnx=m.onnx", "--safe", "--safetyPlugins=[ns::P]")
+    assert code == 2 and "'Invalid Safety plugin library option: [ns::P]'" in out
+    assert "no library name before '['" in out
+    code, out = dry_run(capsys, "--loadEngine=a.engine", "--safetyPlugins=a.so[ns::P]",
+                        tool="trtexec_safe")
+    assert code == 0 and "safetyPlugins" not in out.split("rule checks:")[1].split("\n")[0]
+    # Accepted, but the tool drops the second library and an empty list silently: warnings.
+    code, out = dry_run(capsys, "--loadEngine=a.engine", "--safetyPlugins=a.so[x],b.so[y]",
+                        tool="trtexec_safe")
+    assert code == 0 and "warning: [plugin-spec-ignored] --safetyPlugins" in out
+    assert "(',b.so[y]')" in out
+    issues = check_flags(load_table("trtexec", V114), ["--onnx=m", "--safetyPlugins=a.so[ns::]"])
+    assert [(i.rule, i.severity) for i in issues] == [("plugin-spec-ignored", "warning")]
+    assert "names no plugin" in issues[0].message
+
+
+def test_build_form_refuses_a_bad_safety_plugin_value(monkeypatch: pytest.MonkeyPatch,
+                                                      tmp_path) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("ipywidgets")
+    from trtsafe_lab.widgets import BuildForm
+
+    monkeypatch.setenv("PATH", str(tmp_path))
+    form = BuildForm(tmp_path / "runs")
+    form.extra.value = "--safetyPlugins=libp.so"
+    assert "flag-value-kind" in form.preview.value
+    assert "Invalid Safety plugin library option: libp.so" in form.preview.value
+    assert not form.can_run

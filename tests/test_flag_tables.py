@@ -34,7 +34,8 @@ def reference() -> Path:
 def _copy(reference: Path, tmp_path: Path) -> Path:
     copy = tmp_path / "tensorrt-oss"
     for version in derive.SOURCE_VERSIONS:
-        for rel in (derive.SAMPLE_OPTIONS, derive.SAMPLE_OPTIONS_H, derive.TRT_SAFE_EXEC):
+        for rel in (derive.SAMPLE_OPTIONS, derive.SAMPLE_OPTIONS_H, derive.TRT_SAFE_EXEC,
+                    derive.SAFE_COMMON):
             src = reference / version / rel
             if src.is_file():
                 (copy / version / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -119,3 +120,30 @@ def test_removing_a_flag_from_a_copy_of_the_source_is_detected(
     safe_rows = {r["key"] for r in tables["trtexec_safe-11.1.json"]["flags"]}
     assert "--noCudaGraph" not in safe_rows and "--noCudaGraphX" in safe_rows
     assert derive.main([str(reference), "--out", str(TABLES), "--check"]) == 0
+
+
+def test_safety_plugin_syntax_is_read_from_the_sources(reference: Path, tmp_path: Path) -> None:
+    """--safetyPlugins: the value kind and messages come from safeCommon.h
+    parseSafetyPluginArgument and each tool's caller; a parser of another shape stops the
+    script (the model in flag_check would no longer follow it)."""
+    for version in (TrtVersion(10, 16), TrtVersion(11, 1), TrtVersion(11, 4)):
+        safe = load_table("trtexec_safe", version).get("--safetyPlugins")
+        build = load_table("trtexec", version).get("--safetyPlugins")
+        assert safe is not None and build is not None
+        assert safe.value_kind == build.value_kind == derive.PLUGIN_KIND
+        assert safe.error == ("Unable to parse safety plugin library argument: "
+                              "--safetyPlugins=")
+        assert build.error == "Invalid Safety plugin library option: "
+        assert safe.log_line == build.log_line == "Invalid safety plugin argument: "
+    copy = _copy(reference, tmp_path)
+    common = copy / "11.1" / derive.SAFE_COMMON
+    original = common.read_text(encoding="utf-8")
+    for old, new in (("leftBracketIdx > rightBracketIdx", "false"),
+                     ('"Invalid safety plugin argument: "', '"Bad plugin argument: "')):
+        assert old in original
+        common.write_text(original.replace(old, new), encoding="utf-8")
+        if new == "false":  # the order check is gone: flag_check no longer models the parser
+            with pytest.raises(ValueError, match="parseSafetyPluginArgument no longer matches"):
+                derive.derive_all(copy)
+    rows = {r["key"]: r for r in derive.derive_all(copy)["trtexec_safe-11.1.json"]["flags"]}
+    assert rows["--safetyPlugins"]["log_line"] == "Bad plugin argument: "

@@ -169,3 +169,56 @@ def test_a_file_name_that_is_not_utf8_is_printed_escaped(tmp_path: Path) -> None
     strict = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict")
     write_table(findings, strict)  # a strict UTF-8 stdout must not raise
     strict.flush()
+
+
+def test_each_file_is_read_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The C/C++ files' #define lines are read for the scan's macros and the same bytes are
+    then checked: one read per file (two before)."""
+    from trtsafe_lab.migrate import check
+
+    (tmp_path / "defs.h").write_text("#define TRT_DEPRECATED [[deprecated]]\n")
+    (tmp_path / "use.cpp").write_text(
+        '#include "defs.h"\nclass TRT_DEPRECATED IOld {};\n'
+        "void f(nvinfer1::IBuilderConfig* c) { c->setFlag(BuilderFlag::kSAFETY_SCOPE); }\n")
+    (tmp_path / "build.sh").write_text("trtexec --fp16 --onnx=m.onnx\n")
+    reads: list[str] = []
+    real_read = check._read
+
+    def counting_read(path: Path, shown: str):  # type: ignore[no-untyped-def]
+        reads.append(Path(path).name)
+        return real_read(path, shown)
+
+    monkeypatch.setattr(check, "_read", counting_read)
+    findings = check.check_paths([tmp_path])
+    assert sorted(reads) == ["build.sh", "defs.h", "use.cpp"]
+    rules = {(Path(f.file).name, f.line, f.rule) for f in findings}
+    assert ("use.cpp", 3, "safety-scope-noop") in rules
+    assert not any(r == "file-unparsable" for _, _, r in rules), rules  # the macro was blanked
+
+
+def test_syntax_tree_helpers_are_imported_from_syntax_tree() -> None:
+    """cpp_tree offers the C/C++ helpers only; text/line/walk/first_error/Node are
+    syntax_tree's, and no module reaches them through cpp_tree."""
+    import ast
+
+    import trtsafe_lab
+    from trtsafe_lab.migrate import cpp_tree, syntax_tree
+
+    shared = {"text", "line", "walk", "first_error", "Node", "parser"}
+    assert not shared & set(cpp_tree.__all__)
+    assert {"text", "line", "walk", "first_error"} <= set(dir(syntax_tree))
+    offenders = []
+    roots = [Path(trtsafe_lab.__file__).parent, Path(__file__).parent]
+    for path in (p for root in roots for p in root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        aliases = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module == "trtsafe_lab.migrate.cpp_tree":
+                offenders += [f"{path.name}: from cpp_tree import {a.name}"
+                              for a in node.names if a.name in shared]
+            if isinstance(node, ast.ImportFrom) and node.module == "trtsafe_lab.migrate":
+                aliases |= {a.asname or a.name for a in node.names if a.name == "cpp_tree"}
+        offenders += [f"{path.name}: {n.value.id}.{n.attr}" for n in ast.walk(tree)
+                      if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+                      and n.value.id in aliases and n.attr in shared]
+    assert offenders == []

@@ -170,9 +170,10 @@ def test_a_cuda_file_is_checked(tmp_path: Path) -> None:
 
 def _calls(path: Path, name: str) -> list[list[str]]:
     from trtsafe_lab.migrate import cpp_tree as t
+    from trtsafe_lab.migrate import syntax_tree as st
 
     file = t.SourceFile(path.read_bytes(), str(path))
-    return [[t.text(a) for a in t.arguments(c)] for c in file.by_name(name)]
+    return [[st.text(a) for a in t.arguments(c)] for c in file.by_name(name)]
 
 
 @pytest.mark.parametrize("version", sorted(EXPECTED))

@@ -76,3 +76,40 @@ def test_triage_notebook_reads_pasted_text() -> None:
     assert "&lt;pasted&gt;" in shown  # tables are interactive HTML, their values escaped
     assert "/neck/fuse/Conv" in shown
     assert "trt10-safety-scope-rejection.log" not in shown  # only the pasted log was read
+
+
+def test_notebook_03_live_branch_writes_under_runs_dir(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The live-GPU branch (no GPU here: run with the profiling call replaced) writes its runs
+    into the notebook's ``runs_dir`` with time-stamped names, like builds; nothing in /tmp."""
+    import re
+
+    import pandas as pd
+
+    from trtsafe_lab.demo.profile import example_runs
+    from trtsafe_lab.profile import runner
+    from trtsafe_lab.profile.loaders import load_profile_run
+    from trtsafe_lab.profile.reference import WorkloadSpec
+
+    nb = json.loads((REPO_ROOT / "notebooks" / "03_aux_stream_profiling.ipynb").read_text())
+    cells = {c.get("id"): "".join(c["source"]) for c in nb["cells"]}
+    assert "tempfile" not in "".join(cells.values())
+    recorded = [run.path for run in next(iter(example_runs().values()))]
+    calls: list[tuple[Path, dict[str, object]]] = []
+
+    def fake_run_reference(spec, aux_counts, timing, out_dir, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append((Path(out_dir), kwargs))
+        return recorded
+
+    monkeypatch.setattr(runner, "run_reference", fake_run_reference)
+    namespace: dict[str, object] = {}
+    exec(cells["03-01"], namespace)  # the parameters cell
+    namespace.update(runs_dir=str(tmp_path / "runs"), live=True, source="live", Path=Path,
+                     pd=pd, load_profile_run=load_profile_run, example_runs=example_runs,
+                     available=lambda name: False, show_table=lambda *a, **k: None)
+    exec(cells["03-04"], namespace)
+    ((out_dir, kwargs),) = calls
+    assert out_dir == tmp_path / "runs"
+    assert re.fullmatch(r"\d{8}-\d{6}", str(kwargs.get("prefix"))), kwargs
+    assert runner.run_name(WorkloadSpec(), 4, True, "20261201-174500") == (
+        "20261201-174500-ref-b4-d8-g4x128-i4096-aux4-graph")

@@ -112,11 +112,24 @@ def double_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, corpus_dir: 
     return tmp_path
 
 
-def test_engine_family_sweep_through_the_builds_job(double_on_path: Path) -> None:
+def test_engine_family_sweep_through_the_builds_job(double_on_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from trtsafe_lab.profile import identity
+
+    hashed: list[str] = []  # the workload record hashes each engine once (not again after)
+    real_sha256 = identity.sha256_file
+
+    def counting_sha256(path: Path) -> str:
+        hashed.append(Path(path).name)
+        return real_sha256(path)
+
+    monkeypatch.setattr(identity, "sha256_file", counting_sha256)
     flags = ["--onnx=model.onnx", "--saveEngine=net.engine", "--shapes=x:1x1x28x28"]
     command = TrtexecCommand("trtexec", tuple(parse_flags(flags)), TrtVersion(10, 16, 1))
     table, builds = sweep_engine_family(command, double_on_path / "sweep",
                                         values=(0, 1, 4, -1))
+    engines = [n for n in hashed if n.endswith(".engine")]
+    assert sorted(engines) == sorted(Path(p).name for p in builds["engine_path"]), hashed
     assert list(builds.columns) == list(ENGINE_SWEEP_COLUMNS)
     assert builds["setting"].tolist() == [0, 1, 4, -1]
     assert builds["build_status"].tolist() == ["passed"] * 4
@@ -136,6 +149,8 @@ def test_engine_family_sweep_through_the_builds_job(double_on_path: Path) -> Non
     assert table["workload"].nunique() == 1 and "model.onnx" in table["workload"].iloc[0]
     manifest = json.loads((profiles[0] / "manifest.json").read_text())
     assert manifest["sweep_setting"] == 0 and manifest["workload"]["shapes"] == "x:1x1x28x28"
+    assert manifest["workload"]["network_name"] == "model.onnx"
+    assert manifest["workload"]["tool"] == "trtexec"
     # The build log added to each profile run is in its manifest, which still matches the folder.
     assert "build.log" in {e["path"] for e in manifest["files"]}
     assert all(load_run(p).verify() == [] for p in profiles)

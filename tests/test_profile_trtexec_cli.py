@@ -98,6 +98,13 @@ def test_companion_so_from_11_3(safe_tool: Path, engine: Path, tmp_path: Path,
     (["--iterations=5"], 1, "[E] Engine file is required."),
     (["--loadEngine=a.engine", "--noCudaGraph=1"], 1, "[E] Invalid Argument: --noCudaGraph=1"),
     (["--loadEngine=a.engine", "--iterations=abc"], -6, "what():  stoi"),
+    # safeCommon.h parseSafetyPluginArgument, then trtSafeExec.cpp parseSafetyPluginLibrary.
+    (["--loadEngine=a.engine", "--safetyPlugins=libp.so"], 1,
+     "Invalid safety plugin argument: libp.so\n"),
+    (["--loadEngine=a.engine", "--safetyPlugins=[ns::P]"], 1,
+     "[E] Unable to parse safety plugin library argument: --safetyPlugins=[ns::P]\n"),
+    (["--loadEngine=a.engine", "--safetyPlugins=libp.so]ns::P["], 1,
+     "[E] Invalid Argument: --safetyPlugins=libp.so]ns::P["),
 ])
 def test_double_rejects_what_trtSafeExec_rejects(safe_tool: Path, args: list[str], code: int,
                                                  message: str) -> None:

@@ -14,7 +14,6 @@ import pytest
 from builds_support import build_shared_object, double_environment
 
 from trtsafe_lab.files import OutputClaim, OutputInUseError, write_json_atomic
-from trtsafe_lab.rundir import write_json_file
 from trtsafe_lab.trtexec.build import TrtexecBuild
 from trtsafe_lab.trtexec.options import TrtexecCommand, parse_flags
 from trtsafe_lab.trtexec.version import TrtVersion
@@ -25,14 +24,14 @@ WRITES = 400
 def _writer(path: str, tag: int, errors: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
     try:
         for i in range(WRITES):
-            write_json_file(Path(path), {"writer": tag, "i": i, "pad": "x" * 2000})
+            write_json_atomic(Path(path), {"writer": tag, "i": i, "pad": "x" * 2000})
     except OSError as err:  # the fixed temporary name raced: FileNotFoundError
         errors.put(repr(err))
 
 
 def test_two_processes_writing_one_json_file_never_collide_or_tear(tmp_path: Path) -> None:
     target = tmp_path / "result.json"
-    write_json_file(target, {"writer": -1, "i": -1, "pad": ""})
+    write_json_atomic(target, {"writer": -1, "i": -1, "pad": ""})
     errors: multiprocessing.Queue = multiprocessing.Queue()  # type: ignore[type-arg]
     procs = [multiprocessing.Process(target=_writer, args=(str(target), n, errors))
              for n in range(2)]

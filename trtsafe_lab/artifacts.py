@@ -23,11 +23,12 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from trtsafe_lab._elf import ELF_MAGIC, ET_DYN, MACHINES, PT_DYNAMIC, ElfError, read_elf
+from trtsafe_lab.companion import companion_so_for
+from trtsafe_lab.files import write_json_atomic
 from trtsafe_lab.rundir import (
     sha256_file,
     staged_run_dir,
     utc_now,
-    write_json_file,
     write_run_manifest,
 )
 
@@ -47,11 +48,6 @@ class PairError(ValueError):
         self.problems = problems
         listed = "\n".join(f"  - {p}" for p in problems)
         super().__init__(f"safe engine pair is not sound:\n{listed}")
-
-
-def default_so_path(engine: Path) -> Path:
-    """trtexec's default companion path: the full engine path plus ``.so``."""
-    return Path(f"{engine}.so")
 
 
 def default_manifest_path(engine: Path) -> Path:
@@ -166,7 +162,7 @@ class SafeEnginePair:
     @classmethod
     def of(cls, engine: str | Path, so: str | Path | None = None) -> SafeEnginePair:
         engine = Path(engine)
-        return cls(engine, Path(so) if so else default_so_path(engine))
+        return cls(engine, companion_so_for(engine, so))
 
     def manifest(self, trt_version: str, build_argv: list[str], target_arch: str | None = None,
                  base: Path | None = None) -> dict[str, Any]:
@@ -192,7 +188,7 @@ class SafeEnginePair:
     def write_manifest(self, trt_version: str, build_argv: list[str],
                        target_arch: str | None = None, path: Path | None = None) -> Path:
         path = path or default_manifest_path(self.engine)
-        write_json_file(path, self.manifest(trt_version, build_argv, target_arch, path.parent))
+        write_json_atomic(path, self.manifest(trt_version, build_argv, target_arch, path.parent))
         return path
 
     def validate(self, target: str | None = None, manifest: Path | None = None,
@@ -252,7 +248,7 @@ class SafeEnginePair:
             shutil.copyfile(self.engine, staging / engine_name)
             shutil.copyfile(self.companion_so, staging / so_name)
             data["engine"]["file"], data["companion_so"]["file"] = engine_name, so_name
-            write_json_file(staging / manifest.name, data)
+            write_json_atomic(staging / manifest.name, data)
             copied = SafeEnginePair(staging / engine_name, staging / so_name)
             problems = copied.validate(target, staging / manifest.name)
             if problems:

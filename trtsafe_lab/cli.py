@@ -53,27 +53,29 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 # Path arguments checked before a command runs: (command, action) -> {dest: check}, where check
 # names a function of trtsafe_lab.paths (input_file, input_dir, input_path, output_dir,
-# output_file, created_output_file, figure_file); action is the chosen subcommand below command,
-# words joined by spaces ("sweep runs"). A list argument is checked item by item; an unset
-# optional one is skipped.
+# output_file, created_output_dir, created_output_file, figure_file); action is the chosen
+# subcommand below command, words joined by spaces ("sweep runs"). A list argument is checked
+# item by item; an unset optional one is skipped. The created_* checks make the missing folders
+# (like mkdir -p) and run after the others, so a refused argument leaves nothing behind; build
+# --runs is created only when the build runs (build.cli), not by --dry-run.
 PATH_ARGUMENTS: dict[tuple[str, str], dict[str, str]] = {
-    ("demo", ""): {"out": "output_dir"},
+    ("demo", ""): {"out": "created_output_dir"},
     ("failures", ""): {"logs": "input_file", "onnx": "input_file"},
     ("runs", ""): {"runs": "input_dir"},
     ("build", ""): {"runs": "output_dir"},
     ("verify-pair", ""): {"engine": "input_file", "so": "input_file", "manifest": "input_file"},
     ("profile", "compare"): {"runs": "input_path", "plot": "figure_file"},
-    ("profile", "reference"): {"out": "output_dir"},
+    ("profile", "reference"): {"out": "created_output_dir"},
     ("profile", "sweep runs"): {"runs": "input_path", "plot": "figure_file"},
-    ("profile", "sweep reference"): {"out": "output_dir", "plot": "figure_file"},
-    ("profile", "sweep engines"): {"out": "output_dir", "plot": "figure_file"},
-    ("profile", "engine"): {"engine": "input_file", "out": "output_dir"},
-    ("profile", "trtexec"): {"engine": "input_file", "out": "output_dir",
+    ("profile", "sweep reference"): {"out": "created_output_dir", "plot": "figure_file"},
+    ("profile", "sweep engines"): {"out": "created_output_dir", "plot": "figure_file"},
+    ("profile", "engine"): {"engine": "input_file", "out": "created_output_dir"},
+    ("profile", "trtexec"): {"engine": "input_file", "out": "created_output_dir",
                              "companion_so": "input_file"},
     ("runtime-demo", ""): {"trace_csv": "created_output_file"},
     ("migrate", ""): {"paths": "input_path"},
     ("report", ""): {"inputs": "input_path", "output": "created_output_file",
-                     "runs": "output_dir"},
+                     "runs": "created_output_dir"},
 }
 # Whatever an unexpected error is, the user gets one line and this hint.
 DEBUG_HINT = "run again with --debug for the traceback, and report it if it is a bug"
@@ -180,7 +182,8 @@ def check_paths(args: argparse.Namespace, parser: argparse.ArgumentParser) -> No
     names = _chosen(_subparser(parser, [args.command]), args)
     checks = PATH_ARGUMENTS.get((args.command, " ".join(names)), {})
     labels = _labels(parser, [args.command, *names])
-    for dest, check in checks.items():
+    creating_last = sorted(checks.items(), key=lambda item: item[1].startswith("created_"))
+    for dest, check in creating_last:
         value = getattr(args, dest, None)
         if value is None:
             continue

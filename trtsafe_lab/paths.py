@@ -1,9 +1,10 @@
 """Paths from the command line, checked before any work starts.
 
 One function per role — :func:`input_file`, :func:`input_dir`, :func:`input_path` (a file or a
-folder), :func:`output_dir`, :func:`output_file` — each returns the path or raises
-:class:`~trtsafe_lab.errors.UsageError` with one message naming the path, what is wrong and what
-to do. Checked: empty names, names longer than the file system allows (a component over
+folder), :func:`output_dir`, :func:`output_file` (and :func:`created_output_dir`,
+:func:`created_output_file`, which also create the missing folders) — each returns the path or
+raises :class:`~trtsafe_lab.errors.UsageError` with one message naming the path, what is wrong
+and what to do. Checked: empty names, names longer than the file system allows (a component over
 NAME_MAX, the whole over PATH_MAX), symlink loops, missing paths, the wrong kind (a folder where
 a file is wanted and back), FIFOs, sockets and devices (reading one blocks or never ends), read
 and write permission, and for outputs a parent that is a file or cannot be written.
@@ -168,15 +169,28 @@ def output_file(raw: str, role: str = "output file") -> Path:
     return path
 
 
+def _create(folder: Path, path: Path, role: str, what: str) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise UsageError(f"{role} {shown(path)}: cannot create {what} {shown(folder)} "
+                         f"({err.strerror}); give a path in a folder you can write") from err
+
+
 def created_output_file(raw: str, role: str = "output file") -> Path:
     """:func:`output_file` for a command that creates the file's missing folders: they are
     created now, so a folder that cannot be made (``/proc/x/t.csv``) is refused before the work."""
     path = output_file(raw, role)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise UsageError(f"{role} {shown(path)}: cannot create its folder {shown(path.parent)} "
-                         f"({err.strerror}); give a path in a folder you can write") from err
+    _create(path.parent, path, role, "its folder")
+    return path
+
+
+def created_output_dir(raw: str, role: str = "output folder") -> Path:
+    """:func:`output_dir` for a command that will write into it: the folder and its missing
+    parents are created now (like ``mkdir -p``), so one that cannot be made
+    (``/sys/kernel/new/runs``) is refused, naming the argument, before any work starts."""
+    path = output_dir(raw, role)
+    _create(path, path, role, "the folder")
     return path
 
 

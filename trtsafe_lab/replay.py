@@ -12,9 +12,14 @@ Before replaying, it parses the trtexec flags as the real trtexec of the recorde
 would (its ``&&&& RUNNING ... [TensorRT vN]`` banner; ``--trt-version`` else, default 11.4), with
 the flag table derived from NVIDIA's ``sampleOptions.cpp``
 (:func:`trtsafe_lab.trtexec.flag_check.real_parse`): a command the real parser rejects is
-rejected the same way (``[E] Unknown option: ...``, exit 1) and nothing is replayed.
+rejected the same way (``[E] Unknown option: ...``, exit 1) and nothing is replayed. Like
+trtexec (``trtexecMain`` in ``trtexec.cpp``: ``reportTestStart`` before ``parseArgs``) it first
+prints the ``&&&& RUNNING TensorRT.trtexec [TensorRT vN] # <command>`` banner of that version;
+for ``--help``/``-h`` (or no flags) ``parseArgs`` prints the options' help and exits 0, so
+``trtexec --help`` version detection reads the replayed log's version. The help lines are the
+flag table's (derived from ``sampleOptions.cpp``), headed by a line that says REPLAY.
 
-    python -m trtsafe_lab.replay [--delay S] [--trt-version X.Y] LOG [trtexec flags]
+    python -m trtsafe_lab.replay [--delay S] [--trt-version X.Y] [--argv0 NAME] LOG [trtexec flags]
 """
 
 from __future__ import annotations
@@ -25,6 +30,10 @@ import stat
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from trtsafe_lab.trtexec.version import TrtVersion
 
 DEFAULT_DELAY_S = 0.02
 #: The log the build form and notebook 01 replay by default: an 11.4 --safe build failing in the
@@ -64,10 +73,11 @@ def install_replay_tool(log: Path, folder: Path, delay_s: float = DEFAULT_DELAY_
     """
     folder.mkdir(parents=True, exist_ok=True)
     tool = folder / "trtexec"
-    argv = [sys.executable, "-m", "trtsafe_lab.replay", "--delay", str(delay_s),
-            str(Path(log).resolve())]
+    argv = [sys.executable, "-m", "trtsafe_lab.replay", "--delay", str(delay_s)]
     tool.write_text("#!/bin/sh\n# REPLAY of a recorded trtexec log, NOT TensorRT "
-                    "(trtsafe_lab.replay)\n" f'exec {shlex.join(argv)} "$@"\n', encoding="utf-8")
+                    "(trtsafe_lab.replay)\n"
+                    f'exec {shlex.join(argv)} --argv0 "$0" {shlex.quote(str(Path(log).resolve()))}'
+                    ' "$@"\n', encoding="utf-8")
     tool.chmod(tool.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     return tool
 
@@ -99,37 +109,93 @@ def replay_setup(runs_dir: Path, log: Path | None = None, delay_s: float = DEFAU
     return tool, workdir
 
 
-def refuse_like_trtexec(log: Path, flags: list[str], version: str | None = None) -> int | None:
-    """The exit status when the real trtexec (of the log's version) rejects ``flags``, after
-    printing its error lines; None when it accepts them."""
-    from trtsafe_lab.trtexec.flag_check import real_parse
-    from trtsafe_lab.trtexec.flag_table import load_table
+def running_banner(log: Path, command: list[str], version: str | None = None) -> str:
+    """The ``&&&& RUNNING`` line trtexec of the replayed version prints for ``command``: the
+    log's own banner up to `` # `` (its tool, version and build tag), else (or with
+    ``version``, which replaces the log's version and drops its build tag) the
+    ``&&&& RUNNING TensorRT.trtexec [TensorRT vN]`` form; then `` # `` and the command line."""
+    from trtsafe_lab.trtexec.version import BANNER_RE
+
+    text = log.read_text(encoding="utf-8", errors="replace")[:65536]
+    match = BANNER_RE.search(text)
+    tool, tag = "trtexec", ""
+    if match is not None:
+        tool = match["tool"]
+        tag = text[match.end():].split("\n", 1)[0].partition(" # ")[0].rstrip()
+    code = _code(_version(log, version))
+    if version:
+        tag = ""
+    return f"&&&& RUNNING TensorRT.{tool} [TensorRT v{code}]{tag} # {' '.join(command)}"
+
+
+def _code(version: TrtVersion) -> int:
+    """``NV_TENSORRT_VERSION`` as the banner prints it (11.4.0 -> 110400)."""
+    return version.major * 10000 + version.minor * 100 + version.patch
+
+
+def _version(log: Path, version: str | None) -> TrtVersion:
     from trtsafe_lab.trtexec.version import TrtVersion, find_banner
 
     banner = find_banner(log.read_text(encoding="utf-8", errors="replace")[:65536])
-    trt = TrtVersion.parse(version) if version else (
+    return TrtVersion.parse(version) if version else (
         banner.version if banner else TrtVersion(11, 4))
+
+
+def print_help(trt: TrtVersion) -> None:
+    """What trtexec's ``AllOptions::help`` covers, from the flag table of ``trt`` (headed by a
+    line saying this is the REPLAY, not trtexec)."""
+    from trtsafe_lab.trtexec.flag_table import load_table
+
+    table = load_table("trtexec", trt)
+    print(f"REPLAY (NOT TensorRT): trtexec {trt} options, from the flag table derived from "
+          f"{', '.join(table.derived_from)}")
+    for key, spec in table.flags.items():
+        if spec.accepted and spec.help:
+            print(f"  {key:<30} {spec.help}")
+    sys.stdout.flush()
+
+
+def refuse_like_trtexec(log: Path, flags: list[str], version: str | None = None,
+                        argv0: str = "trtexec") -> int | None:
+    """The exit status when the real trtexec (of the log's version) rejects ``flags`` or prints
+    its help (0), after printing its banner and lines; None when it accepts them (the replayed
+    log then brings its own banner)."""
+    from trtsafe_lab.trtexec.flag_check import real_parse
+    from trtsafe_lab.trtexec.flag_table import load_table
+
+    trt = _version(log, version)
     parsed = real_parse(load_table("trtexec", trt), flags)
-    if parsed.accepted or parsed.help:
+    if parsed.accepted:
         return None
+    print(running_banner(log, [argv0, *flags], version), flush=True)
+    if parsed.help:
+        print_help(trt)
+        return 0
     stamp = time.strftime("[%m/%d/%Y-%H:%M:%S] ")
     print(f"REPLAY (NOT TensorRT): the trtexec {trt} parser rejects this command; "
           "nothing is replayed", flush=True)
-    for message in parsed.errors + parsed.stderr_extra:
+    for line in parsed.stderr_extra:  # written by the parser itself, before the [E] lines
+        print(line, file=sys.stderr, flush=True)
+    for message in parsed.errors:
         print(f"{stamp}[E] {message}", file=sys.stderr, flush=True)
     return parsed.exit_code if parsed.exit_code > 0 else 1
 
 
 def main(argv: list[str] | None = None) -> int:
+    # --help / -h are trtexec flags here (the REPLAY prints trtexec's banner and help for them);
+    # this parser's own help is --replay-help.
     parser = argparse.ArgumentParser(prog="python -m trtsafe_lab.replay",
                                      description="replay a recorded trtexec log (NOT TensorRT)",
-                                     allow_abbrev=False)
+                                     allow_abbrev=False, add_help=False)
+    parser.add_argument("--replay-help", action="help", help="show this help and exit")
     parser.add_argument("--delay", type=float, default=DEFAULT_DELAY_S, help="seconds per line")
     parser.add_argument("--trt-version", help="the trtexec version whose parser checks the flags "
                         "(default: the log's banner, else 11.4)")
+    parser.add_argument("--argv0", default="trtexec",
+                        help="the program name the banner's command line starts with")
     parser.add_argument("log", type=Path)
     args, trtexec_flags = parser.parse_known_args(argv)
-    refused = refuse_like_trtexec(args.log, trtexec_flags, args.trt_version)
+    refused = refuse_like_trtexec(args.log, trtexec_flags, args.trt_version, args.argv0)
     if refused is not None:
         return refused
     return replay(args.log, args.delay)

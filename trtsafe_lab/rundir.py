@@ -88,12 +88,6 @@ def utc_now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def write_json_file(path: Path, data: Any) -> None:
-    """Write JSON atomically (:func:`trtsafe_lab.files.write_json_atomic`: unique temporary,
-    rename), so a reader never sees half a file and concurrent writers never collide."""
-    write_json_atomic(path, data)
-
-
 class RunDirError(RuntimeError):
     """A run directory could not be written or read; the message says where and what to do."""
 
@@ -108,7 +102,7 @@ def mark_incomplete(path: Path, status: str, detail: str, started_utc: str = "",
     """Write ``INCOMPLETE.json`` (status, detail, kind of run, started and abandoned times)
     into a partial run; return a problem writing it, or None."""
     try:
-        write_json_file(path / INCOMPLETE_NAME, {"status": status, "detail": detail,
+        write_json_atomic(path / INCOMPLETE_NAME, {"status": status, "detail": detail,
                                                  "kind": kind, "started_utc": started_utc,
                                                  "abandoned_utc": utc_now()})
     except OSError as err:
@@ -177,7 +171,7 @@ def write_run_manifest(run_path: Path, kind: str, name: str, info: dict[str, Any
         raise ValueError(f"run info may not set the manifest's own keys {clash}")
     manifest = {"schema": RUN_SCHEMA, "kind": kind, "name": name, "created_utc": utc_now(),
                 **(info or {}), "files": file_entries(Path(run_path), external)}
-    write_json_file(Path(run_path) / MANIFEST_NAME, manifest)
+    write_json_atomic(Path(run_path) / MANIFEST_NAME, manifest)
     return manifest
 
 
@@ -193,14 +187,15 @@ def annotate_run(run_path: Path, info: dict[str, Any]) -> dict[str, Any]:
     external = [e for e in manifest["files"] if not e.get("inside_run")]
     manifest.update(info)
     manifest["files"] = file_entries(run_path, external)
-    write_json_file(run_path / MANIFEST_NAME, manifest)
+    write_json_atomic(run_path / MANIFEST_NAME, manifest)
     return manifest
 
 
 class RunWriter:
     """Writes one run under a temporary name; :meth:`finish` makes it final, :meth:`abandon`
-    leaves it visibly incomplete. Every write goes through :meth:`_open_log`/:func:`write_json_file`
-    so failures (e.g. ENOSPC) surface as ``OSError`` to the caller."""
+    leaves it visibly incomplete. Every write goes through :meth:`_open_log` or
+    :func:`~trtsafe_lab.files.write_json_atomic`, so failures (e.g. ENOSPC) surface as
+    ``OSError`` to the caller."""
 
     def __init__(self, runs_dir: Path, label: str = "build") -> None:
         stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
@@ -228,7 +223,7 @@ class RunWriter:
         self._log.write(line + "\n")
 
     def write_json(self, name: str, data: Any) -> None:
-        write_json_file(self.path / name, data)
+        write_json_atomic(self.path / name, data)
 
     def close_log(self) -> None:
         if self._log is not None:
@@ -406,7 +401,7 @@ def upgrade_manifest(path: str | Path) -> bool:
     data = read_json_object(path / MANIFEST_NAME)
     if data.get("schema") == RUN_SCHEMA:
         return False
-    write_json_file(path / MANIFEST_NAME, _check_manifest(path, data))
+    write_json_atomic(path / MANIFEST_NAME, _check_manifest(path, data))
     return True
 
 

@@ -31,3 +31,23 @@ def for_matplotlib(text: object) -> str:
 def for_html(text: object) -> str:
     """``text`` escaped for HTML (tags and entities shown as text, no escape codes)."""
     return html.escape(strip_ansi(text), quote=True)
+
+
+_BREAK_AFTER = "/ _.:-,)]"
+
+
+def wrap_name(name: str, width: int) -> list[str]:
+    """``name`` in lines of at most ``width`` characters, broken after a ``/``, space, ``_``,
+    ``.``, ``:``, ``-``, ``,``, ``)`` or ``]`` in the second half of a line, else at ``width``.
+    Nothing is dropped or added: ``"".join(wrap_name(name, width)) == name`` (labels in figures
+    are wrapped with it, never cut)."""
+    lines = []
+    rest = name
+    while len(rest) > width:
+        cut = max(rest.rfind(ch, 0, width) for ch in _BREAK_AFTER) + 1
+        if cut <= width // 2:
+            cut = width
+        lines.append(rest[:cut])
+        rest = rest[cut:]
+    lines.append(rest)
+    return lines

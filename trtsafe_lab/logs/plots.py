@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from trtsafe_lab.logs import columns as C
-from trtsafe_lab.text import for_matplotlib
+from trtsafe_lab.text import for_matplotlib, strip_ansi, wrap_name
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -65,17 +65,30 @@ def plot_categories(
     return figure
 
 
-def plot_layers(summary: pd.DataFrame, ax: Any = None, top: int = 12, title: str = "") -> Figure:
-    """The layers named most often (labels shortened to 48 characters), coloured by phase."""
-    from matplotlib.patches import Patch
-
-    figure, ax = _axes(ax, (7, 4))
+LAYER_LABEL_CHARS = 40  # a layer label is wrapped at this width; names are never cut
+def _top_layers(summary: pd.DataFrame, top: int) -> tuple[pd.DataFrame, list[str]]:
+    """The ``top`` layers named most often (fewest first, for barh) and their wrapped labels."""
     named = summary[summary[C.LAYER] != ""]
     per_layer = named.groupby(C.LAYER).agg({C.COUNT: "sum", C.PHASE: "first"})
     per_layer = per_layer.sort_values(C.COUNT, ascending=False, kind="stable").head(top)
     per_layer = per_layer.iloc[::-1]
-    labels = [for_matplotlib(name if len(name) <= 48 else name[:22] + "…" + name[-23:])
+    labels = [for_matplotlib("\n".join(wrap_name(strip_ansi(name), LAYER_LABEL_CHARS)))
               for name in per_layer.index]
+    return per_layer, labels
+
+
+def _layers_height(labels: list[str]) -> float:
+    """Inches of figure height that fit ``labels`` (wrapped lines at font size 8)."""
+    return 0.2 * sum(label.count("\n") + 1 for label in labels) + 1.6
+
+
+def plot_layers(summary: pd.DataFrame, ax: Any = None, top: int = 12, title: str = "") -> Figure:
+    """The layers named most often, coloured by phase. Long names are wrapped onto several lines
+    (:func:`trtsafe_lab.text.wrap_name`), never cut; without ``ax`` the figure grows to fit them."""
+    from matplotlib.patches import Patch
+
+    per_layer, labels = _top_layers(summary, top)
+    figure, ax = _axes(ax, (7, max(4.0, _layers_height(labels))))
     ax.barh(
         range(len(per_layer)),
         per_layer[C.COUNT],
@@ -103,7 +116,8 @@ def plot_summary(summary: pd.DataFrame, ax: Any = None, title: str = "") -> Figu
         return plot_categories(summary, ax=ax, title=title)
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=(13, 4.8), layout="constrained")
+    height = max(4.8, _layers_height(_top_layers(summary, 12)[1]))
+    figure = Figure(figsize=(13, height), layout="constrained")
     left, right = figure.subplots(1, 2)
     plot_categories(summary, ax=left)
     plot_layers(summary, ax=right)

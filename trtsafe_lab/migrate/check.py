@@ -81,7 +81,13 @@ def analyse_file(
     ``file-unparsable``; neither raises.
     """
     shown = shown if shown is not None else str(path)
-    data, problem = _read(path, shown)
+    return _analyse_read(path, _read(path, shown), shown, kind, macros)
+
+
+def _analyse_read(path: Path, read: tuple[bytes | None, MigrationFinding | None], shown: str,
+                  kind: str | None, macros: dict[str, bool] | None) -> CommandFacts:
+    """:func:`analyse_file` on what :func:`_read` returned for ``path`` (its bytes or why not)."""
+    data, problem = read
     if problem is not None or data is None:
         return CommandFacts(findings=[problem] if problem else [])
     kind = kind or file_kind(path, data[:256])
@@ -160,35 +166,37 @@ def iter_files(paths: Iterable[str | Path]) -> list[Path]:
     return out
 
 
-def scan_macros(files: list[Path]) -> dict[str, bool] | None:
-    """Attribute-like macros defined in the C/C++ files of a scan (``TRT_DEPRECATED`` in
-    NvInferRuntimeBase.h blanks it in NvInfer.h too); None when tree-sitter is missing (the C/C++
-    front end then reports that itself)."""
-    sources = [f for f in files if file_kind(f) == "cpp"]
+def scan_macros(sources: Iterable[bytes]) -> dict[str, bool] | None:
+    """Attribute-like macros defined in the C/C++ ``sources`` of a scan (``TRT_DEPRECATED`` in
+    NvInferRuntimeBase.h blanks it in NvInfer.h too); None when there are none to read or
+    tree-sitter is missing (the C/C++ front end then reports that itself)."""
+    sources = list(sources)
     if not sources or not available("tree_sitter_cpp"):
         return None
     from trtsafe_lab.migrate.cpp_macros import attribute_macros, define_lines
 
-    heads: list[bytes] = []
-    for path in sources:
-        data, problem = _read(path, str(path))
-        if data is not None and problem is None:
-            heads.append(define_lines(data))
-    return attribute_macros(heads)
+    return attribute_macros(define_lines(data) for data in sources)
 
 
 def check_paths(paths: Iterable[str | Path]) -> list[MigrationFinding]:
     """All findings for ``paths`` (files or folders), sorted by file and line.
 
+    Each file is read once. The C/C++ files are read first and kept until they are checked
+    (their ``#define`` lines decide the macros of every one of them): memory up to their total
+    size, each at most :data:`~trtsafe_lab.migrate.limits.MAX_FILE_BYTES`.
     ``companion-so-not-shipped`` is decided last: an engine counts as a safe engine when its
     name says so or when any file of the scan builds safe engines or uses the safety runtime.
     """
     files = iter_files(paths)
-    macros = scan_macros(files)
+    cpp_read = {path: _read(path, display_name(path)) for path in files
+                if file_kind(path) == "cpp"}
+    macros = scan_macros(data for data, _ in cpp_read.values() if data is not None)
     results: list[tuple[str, CommandFacts]] = []
     for path in files:
         shown = display_name(path)
-        results.append((shown, analyse_file(path, shown, macros=macros)))
+        read = cpp_read.pop(path, None)
+        results.append((shown, analyse_file(path, shown, macros=macros) if read is None
+                        else _analyse_read(path, read, shown, None, macros)))
     safety = any(facts.safety for _, facts in results)
     companions: dict[str, str] = {}
     for _, facts in results:

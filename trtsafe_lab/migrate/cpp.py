@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from trtsafe_lab.migrate import cpp_tree as t
+from trtsafe_lab.migrate import syntax_tree as st
 from trtsafe_lab.migrate.commands import (
     OVERLAY,
     TRTEXEC,
@@ -23,9 +24,10 @@ from trtsafe_lab.migrate.commands import (
 )
 from trtsafe_lab.migrate.cpp_macros import attribute_macros, blank_macros
 from trtsafe_lab.migrate.cpp_streams import aux_destroyed_early, aux_unregistered, error_exit
-from trtsafe_lab.migrate.cpp_tree import Node, SourceFile
+from trtsafe_lab.migrate.cpp_tree import SourceFile
 from trtsafe_lab.migrate.rules import MigrationFinding, make_finding
 from trtsafe_lab.migrate.shell import parse_shell
+from trtsafe_lab.migrate.syntax_tree import Node
 from trtsafe_lab.migrate.words import Word
 
 _STRINGS = ("string_literal", "raw_string_literal", "concatenated_string")
@@ -43,7 +45,7 @@ _ABSOLUTE_CALLS = {"absolute", "canonical", "weakly_canonical", "realpath"}
 
 def _string_value(node: Node) -> str:
     return "".join(
-        t.text(n) for n in t.walk(node) if n.type in ("string_content", "raw_string_content")
+        st.text(n) for n in st.walk(node) if n.type in ("string_content", "raw_string_content")
     )
 
 
@@ -64,7 +66,7 @@ def _path_value(
     if kind in ("initializer_list", "argument_list", "parenthesized_expression"):
         named = [n for n in node.named_children if n.type != "comment"]
         return _path_value(file, named[0], function, depth + 1) if named else None
-    if kind == "binary_expression" and t.text(node.child_by_field_name("operator")) in "+/":
+    if kind == "binary_expression" and st.text(node.child_by_field_name("operator")) in "+/":
         return _path_value(file, node.child_by_field_name("left"), function, depth + 1)
     if kind == "call_expression":
         name = t.callee_name(node)
@@ -97,12 +99,12 @@ def _create_graph(file: SourceFile) -> list[MigrationFinding]:
         args = t.arguments(call)
         if len(args) < 4:
             continue
-        where = t.line(call)
+        where = st.line(call)
         companion = args[3]
         if len(args) == 4 or _looks_like_recorder(file, companion):
             out.append(make_finding("companion-so-missing", file.path, where, "createTRTGraph"))
             continue
-        if companion.type in ("null", "nullptr") or t.text(companion) in ("nullptr", "NULL"):
+        if companion.type in ("null", "nullptr") or st.text(companion) in ("nullptr", "NULL"):
             out.append(
                 make_finding(
                     "companion-so-missing", file.path, where, "createTRTGraph gets nullptr"
@@ -121,7 +123,7 @@ def _create_graph(file: SourceFile) -> list[MigrationFinding]:
                 make_finding(
                     "companion-so-relative",
                     file.path,
-                    t.line(literal),
+                    st.line(literal),
                     f'companion .so path "{value}" (used by createTRTGraph at line {where})',
                 )
             )
@@ -134,7 +136,7 @@ def _safety_configs(file: SourceFile, scope: Node | None) -> set[str]:
     for call in file.by_name("setEngineCapability"):
         if scope is not None and t.enclosing_function(call) != scope:
             continue
-        idents = {t.last_name(n) for n in t.walk(call) if n.type in ("identifier",)}
+        idents = {t.last_name(n) for n in st.walk(call) if n.type in ("identifier",)}
         if idents & _SAFETY_CAPABILITIES:
             names.add(t.root_name(t.receiver(call)))
     return names
@@ -154,7 +156,7 @@ def _safe_build(file: SourceFile) -> list[MigrationFinding]:
                 make_finding(
                     "safe-build-api",
                     file.path,
-                    t.line(call),
+                    st.line(call),
                     f"buildSerializedNetwork on config '{config}' with EngineCapability::kSAFETY",
                 )
             )
@@ -166,10 +168,10 @@ def _safety_scope(file: SourceFile) -> list[MigrationFinding]:
     a use."""
     lines = sorted(
         {
-            t.line(n)
-            for n in t.walk(file.root)
+            st.line(n)
+            for n in st.walk(file.root)
             if n.type == "identifier"
-            and t.text(n) == "kSAFETY_SCOPE"
+            and st.text(n) == "kSAFETY_SCOPE"
             and (n.parent is None or n.parent.type != "enumerator")
         }
     )
@@ -186,8 +188,8 @@ def _checked(file: SourceFile, call: Node, function: Node) -> bool:
         return False
     target = decl.child_by_field_name("declarator") or decl.child_by_field_name("left")
     name = t.root_name(target)
-    for node in t.walk(function):
-        if node.start_byte <= call.start_byte or node.type != "identifier" or t.text(node) != name:
+    for node in st.walk(function):
+        if node.start_byte <= call.start_byte or node.type != "identifier" or st.text(node) != name:
             continue
         if t.has_ancestor(node, {"if_statement", "while_statement", "conditional_expression"}):
             return True
@@ -202,7 +204,7 @@ def _early_reject(call: Node, function: Node) -> bool:
     parent = call.parent
     while parent is not None and parent.type == "parenthesized_expression":
         parent = parent.parent
-    if parent is None or parent.type != "unary_expression" or not t.text(parent).startswith("!"):
+    if parent is None or parent.type != "unary_expression" or not st.text(parent).startswith("!"):
         return False
     branch = t.has_ancestor(call, {"if_statement"}, function)
     if branch is None:
@@ -234,9 +236,9 @@ def _network_supported(file: SourceFile) -> list[MigrationFinding]:
             name = t.root_name(target)
             returned = any(
                 n.type == "identifier"
-                and t.text(n) == name
+                and st.text(n) == name
                 and t.has_ancestor(n, {"return_statement"}, function) is not None
-                for n in t.walk(function)
+                for n in st.walk(function)
             )
         builds = [c for c in t.calls(function) if t.callee_name(c) in _BUILD_CALLS]
         if returned:
@@ -250,7 +252,7 @@ def _network_supported(file: SourceFile) -> list[MigrationFinding]:
                 make_finding(
                     "network-supported-not-a-gate",
                     file.path,
-                    t.line(call),
+                    st.line(call),
                     f"isNetworkSupported() decides the outcome ({reason})",
                 )
             )
@@ -260,7 +262,7 @@ def _network_supported(file: SourceFile) -> list[MigrationFinding]:
 def _literal_words(node: Node) -> list[Word]:
     """Words of a string literal (or adjacent literals) as shell text, with their lines."""
     value = _string_value(node)
-    commands = parse_shell(value, t.line(node)) if value else []
+    commands = parse_shell(value, st.line(node)) if value else []
     return commands[0] if len(commands) == 1 else []
 
 
@@ -271,15 +273,15 @@ def _command_strings(file: SourceFile) -> CommandFacts:
     for call in file.by_name("system", "popen", "execl", "execlp", "execv", "execvp"):
         args = t.arguments(call)
         if args and args[0].type in _STRINGS:
-            for argv in parse_shell(_string_value(args[0]), t.line(args[0])):
+            for argv in parse_shell(_string_value(args[0]), st.line(args[0])):
                 facts.extend(analyse_command(argv, file.path))
-    for node in t.walk(file.root):
+    for node in st.walk(file.root):
         if node.type != "initializer_list":
             continue
         items = [n for n in node.named_children if n.type != "comment"]
         if not items or items[0].type not in _STRINGS:
             continue
-        argv = [Word(_string_value(n), t.line(n)) for n in items if n.type in _STRINGS]
+        argv = [Word(_string_value(n), st.line(n)) for n in items if n.type in _STRINGS]
         if program_name(argv[0]) in (TRTEXEC, TRTEXEC_SAFE):
             facts.extend(analyse_command(argv, file.path))
     for call in file.by_name("setRemoteAutoTuningConfig"):
@@ -290,17 +292,17 @@ def _command_strings(file: SourceFile) -> CommandFacts:
             if bad:
                 detail = "remote path(s) " + ", ".join(bad) + f" not under {OVERLAY}"
                 facts.findings.append(
-                    make_finding("remote-autotuning-overlay", file.path, t.line(literal), detail)
+                    make_finding("remote-autotuning-overlay", file.path, st.line(literal), detail)
                 )
     return facts
 
 
 def _safety_evidence(file: SourceFile) -> bool:
     """True when the source uses the safety runtime or builds with the SAFETY capability."""
-    for node in t.walk(file.root):
-        if node.type == "identifier" and t.text(node) in _SAFETY_CAPABILITIES | {"createTRTGraph"}:
+    for node in st.walk(file.root):
+        if node.type == "identifier" and st.text(node) in _SAFETY_CAPABILITIES | {"createTRTGraph"}:
             return True
-        if node.type == "namespace_identifier" and t.text(node) == "nvinfer2":
+        if node.type == "namespace_identifier" and st.text(node) == "nvinfer2":
             return True
     return False
 
@@ -316,7 +318,7 @@ def analyse_cpp(source: bytes, path: str, macros: dict[str, bool] | None = None)
         macros = attribute_macros([source])
     file = SourceFile(blank_macros(source, macros), path)
     facts = CommandFacts(safety=_safety_evidence(file))
-    error = t.first_error(file.root)
+    error = st.first_error(file.root)
     if error is not None:
         language = "CUDA" if t.dialect_of(path) == "cuda" else "C++"
         facts.partial.append(PartialParse(path, error[0], error[1], language))

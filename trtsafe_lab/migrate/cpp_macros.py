@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable
 
 from trtsafe_lab.migrate import cpp_tree as t
+from trtsafe_lab.migrate import syntax_tree as st
 
 _ATTRIBUTE_STARTS = ("[[", "__attribute__", "__declspec", "alignas")
 _IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
@@ -40,11 +41,11 @@ def _definitions(sources: Iterable[bytes]) -> dict[str, list[tuple[bool, str]]]:
     found: dict[str, list[tuple[bool, str]]] = {}
     for source in sources:
         root = t.parse(define_lines(source))
-        for node in t.walk(root):
+        for node in st.walk(root):
             if node.type not in ("preproc_def", "preproc_function_def"):
                 continue
-            name = t.text(node.child_by_field_name("name"))
-            body = " ".join(t.text(node.child_by_field_name("value")).split())
+            name = st.text(node.child_by_field_name("name"))
+            body = " ".join(st.text(node.child_by_field_name("value")).split())
             found.setdefault(name, []).append((node.type == "preproc_function_def", body))
     return found
 

@@ -8,8 +8,10 @@ from __future__ import annotations
 import re
 
 from trtsafe_lab.migrate import cpp_tree as t
-from trtsafe_lab.migrate.cpp_tree import Node, SourceFile
+from trtsafe_lab.migrate import syntax_tree as st
+from trtsafe_lab.migrate.cpp_tree import SourceFile
 from trtsafe_lab.migrate.rules import MigrationFinding, make_finding
+from trtsafe_lab.migrate.syntax_tree import Node
 
 _ZERO_AUX_COMMENT = re.compile(r"maxAuxStreams\s*[=:]?\s*0\b|max_aux_streams\s*=\s*0\b")
 _ERROR_EXITS = {"return_statement", "throw_statement"}
@@ -26,10 +28,10 @@ def _aux_registered(file: SourceFile) -> list[Node]:
 def _zero_aux_evidence(file: SourceFile) -> bool:
     for call in file.by_name("setMaxAuxStreams"):
         args = t.arguments(call)
-        if args and t.text(args[0]) in ("0", "0U", "0u"):
+        if args and st.text(args[0]) in ("0", "0U", "0u"):
             return True
     return any(
-        n.type == "comment" and _ZERO_AUX_COMMENT.search(t.text(n)) for n in t.walk(file.root)
+        n.type == "comment" and _ZERO_AUX_COMMENT.search(st.text(n)) for n in st.walk(file.root)
     )
 
 
@@ -53,7 +55,7 @@ def aux_unregistered(file: SourceFile) -> list[MigrationFinding]:
             if not local or any(c.start_byte < call.start_byte for c in local):
                 continue
             detail = "setAuxStreams/getNbAuxStreams come after the first executeAsync"
-        out.append(make_finding("aux-streams-unregistered", file.path, t.line(call), detail))
+        out.append(make_finding("aux-streams-unregistered", file.path, st.line(call), detail))
     return out
 
 
@@ -62,7 +64,7 @@ def _range_source(call: Node, function: Node, name: str) -> str:
     loop = t.has_ancestor(call, {"for_range_loop"}, function)
     while loop is not None:
         declarator = loop.child_by_field_name("declarator")
-        names = {t.text(n) for n in t.walk(declarator) if n.type == "identifier"}
+        names = {st.text(n) for n in st.walk(declarator) if n.type == "identifier"}
         if name in names:
             return t.root_name(loop.child_by_field_name("right"))
         loop = t.has_ancestor(loop, {"for_range_loop"}, function)
@@ -71,7 +73,7 @@ def _range_source(call: Node, function: Node, name: str) -> str:
 
 def error_exit(block: Node | None) -> bool:
     """True when ``block`` contains a return or throw (the branch leaves the function)."""
-    return block is not None and any(n.type in _ERROR_EXITS for n in t.walk(block))
+    return block is not None and any(n.type in _ERROR_EXITS for n in st.walk(block))
 
 
 def _error_path(node: Node, function: Node) -> bool:
@@ -107,9 +109,9 @@ def aux_destroyed_early(file: SourceFile) -> list[MigrationFinding]:
             if name not in aux_names and "aux" not in name.lower():
                 continue
             if first_execute < call.start_byte < last_sync and not _error_path(call, function):
-                stream = t.text(t.arguments(call)[0])
+                stream = st.text(t.arguments(call)[0])
                 detail = f"cudaStreamDestroy({stream}) before the final sync()"
                 out.append(
-                    make_finding("aux-streams-destroyed-early", file.path, t.line(call), detail)
+                    make_finding("aux-streams-destroyed-early", file.path, st.line(call), detail)
                 )
     return out

@@ -4,19 +4,20 @@ tree-sitter and its grammars are imported lazily through :func:`trtsafe_lab._opt
 so importing the checker does not need them. CUDA sources (``.cu``, ``.cuh``) are parsed with
 the ``tree-sitter-cuda`` grammar, a superset of ``tree-sitter-cpp`` that knows ``__global__``,
 ``__device__`` and ``kernel<<<grid, block, shmem, stream>>>(...)`` launches; its node types are
-the C++ grammar's, so every rule works on both.
+the C++ grammar's, so every rule works on both. The grammar-independent helpers (``text``,
+``line``, ``walk``, ``first_error``, ``Node``) are :mod:`trtsafe_lab.migrate.syntax_tree`'s:
+import them from there.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-# The grammar-independent helpers, also offered here (the C/C++ rules use them as ``t.text``...).
-from trtsafe_lab.migrate.syntax_tree import Node, parser
-from trtsafe_lab.migrate.syntax_tree import first_error as first_error
-from trtsafe_lab.migrate.syntax_tree import line as line
-from trtsafe_lab.migrate.syntax_tree import text as text
-from trtsafe_lab.migrate.syntax_tree import walk as walk
+from trtsafe_lab.migrate.syntax_tree import Node, parser, text, walk
+
+__all__ = ["CUDA_SUFFIXES", "FEATURE", "SourceFile", "arguments", "callee_name", "calls",
+           "declared_type", "definitions", "dialect_of", "enclosing_function", "function_name",
+           "has_ancestor", "last_name", "parse", "receiver", "root_name"]
 
 FEATURE = "Checking C/C++ sources for 10.x -> 11.x migration"
 

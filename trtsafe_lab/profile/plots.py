@@ -22,6 +22,7 @@ from matplotlib.figure import Figure
 from trtsafe_lab.profile.loaders import Run
 from trtsafe_lab.profile.plots_analysis import byte_unit, figure_axes, stream_label
 from trtsafe_lab.text import for_matplotlib as fm
+from trtsafe_lab.text import wrap_name
 
 
 def plot_latency_distribution(samples: pd.DataFrame, *, column: str = "latency_ms",
@@ -39,13 +40,16 @@ def plot_latency_distribution(samples: pd.DataFrame, *, column: str = "latency_m
     for spine in ax.spines.values():
         spine.set_visible(False)
     width = 1.0 / max(len(names), 1)
+    # run names are wrapped to the width each panel has (7 pt characters ~0.06 in), never cut
+    axes_inches = ax.get_position().width * fig.get_figwidth()
+    label_chars = max(10, int(0.9 * axes_inches * width / 0.06))
     for i, name in enumerate(names):
         values = samples.loc[samples["run"] == name, column].to_numpy()
         panel = ax.inset_axes((i * width + 0.12 * width, 0.12, 0.78 * width, 0.86))
         if values.size > 1 and np.ptp(values) > 0:
             panel.violinplot(values, showextrema=False)
         panel.boxplot(values, widths=0.3, showfliers=False)
-        panel.set_xticks([1], [fm(name)], rotation=12, ha="right", fontsize=7)
+        panel.set_xticks([1], [fm("\n".join(wrap_name(name, label_chars)))], fontsize=7)
         panel.tick_params(axis="y", labelsize=7)
         if i == 0:
             panel.set_ylabel(column.replace("_ms", " (ms)"))

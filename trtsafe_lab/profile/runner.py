@@ -18,11 +18,13 @@ from trtsafe_lab.profile.rundir import GRAPH, write_run_dir
 TRACE_ITERATIONS = 5
 
 
-def run_name(spec: WorkloadSpec, aux_streams: int, use_graph: bool) -> str:
-    """A folder name that says what was run, e.g. ``ref-b4-d8-g4x128-i4096-aux4-graph``."""
+def run_name(spec: WorkloadSpec, aux_streams: int, use_graph: bool, prefix: str = "") -> str:
+    """A folder name that says what was run, e.g. ``ref-b4-d8-g4x128-i4096-aux4-graph``;
+    ``prefix`` (e.g. a UTC time stamp) goes first, joined with ``-``."""
     mode = "graph" if use_graph else "eager"
-    return (f"ref-b{spec.branches}-d{spec.depth}-g{spec.blocks}x{spec.threads}-i{spec.iters}"
+    name = (f"ref-b{spec.branches}-d{spec.depth}-g{spec.blocks}x{spec.threads}-i{spec.iters}"
             f"-aux{aux_streams}-{mode}")
+    return f"{prefix}-{name}" if prefix else name
 
 
 def gpu_clocks(device: int = 0) -> dict[str, Any]:
@@ -57,9 +59,11 @@ def run_info(workload: ReferenceWorkload, run: TimedRun, command: Sequence[str],
 
 def run_reference(
     spec: WorkloadSpec, aux_counts: Sequence[int], timing: TimingConfig, out_dir: Path,
-    *, command: Sequence[str] = (), device: int = 0, trace: bool = False,
+    *, command: Sequence[str] = (), device: int = 0, trace: bool = False, prefix: str = "",
 ) -> list[Path]:
-    """Profile ``spec`` once per entry of ``aux_counts`` and write one run directory each.
+    """Profile ``spec`` once per entry of ``aux_counts`` and write one run directory each
+    (named by :func:`run_name`; a ``prefix`` such as a time stamp keeps repeated runs in one
+    runs folder apart).
 
     With ``trace`` (needs cupti-python), a CUPTI kernel trace of a few eager iterations is saved
     beside the timings as ``kernels.json``.
@@ -80,7 +84,7 @@ def run_reference(
                                                    use_graph=timing.use_graph,
                                                    mode=PER_ITERATION))
             written.append(write_run_dir(
-                out_dir, run_name(spec, aux, timing.use_graph), records=run.records,
+                out_dir, run_name(spec, aux, timing.use_graph, prefix), records=run.records,
                 info=run_info(workload, run, command, gpu), kernels=kernels,
                 extra={GRAPH: workload.layer_info()}))
     return written

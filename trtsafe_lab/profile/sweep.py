@@ -33,7 +33,6 @@ import pandas as pd
 from trtsafe_lab.logs.build_summary import summarize_build
 from trtsafe_lab.logs.columns import ACTIVATION_MEMORY_BYTES, AUX_STREAMS, MULTI_STREAM_DISABLED
 from trtsafe_lab.profile.compare import compare_runs
-from trtsafe_lab.profile.identity import engine_record
 from trtsafe_lab.profile.loaders import Run, load_profile_run
 from trtsafe_lab.rundir import LOG_NAME, annotate_run  # the sweep copies build.log in
 
@@ -200,13 +199,10 @@ def sweep_engine_family(command: Any, runs_dir: Path,
         profiled = run_trtexec(engine, runs_dir / "profiles", engine.stem,
                                version=command.version, executable=command.tool,
                                safe=command.is_safe, companion_so=Path(so) if so else None,
-                               extra=profile_extra)
+                               extra=profile_extra, network=Path(onnx),
+                               shapes=command.value("shapes"))
         shutil.copyfile(Path(build["run_dir"]) / LOG_NAME, profiled / LOG_NAME)
-        annotate_run(profiled, {
-            "sweep_setting": row["setting"],
-            "workload": engine_record(engine, shapes=command.value("shapes"),
-                                      trt_version=str(command.version), tool=command.tool,
-                                      network=Path(onnx))})
+        annotate_run(profiled, {"sweep_setting": row["setting"]})
         row["profile_run_dir"] = str(profiled)
         runs.append(load_profile_run(profiled))
     table = sweep_table(runs) if runs else pd.DataFrame(columns=list(SWEEP_TABLE_COLUMNS))

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from trtsafe_lab.companion import companion_so_for
 from trtsafe_lab.profile.identity import engine_record
 from trtsafe_lab.profile.rundir import TIMING
 from trtsafe_lab.profile.safe_summary import parse_safe_log
@@ -28,7 +29,7 @@ from trtsafe_lab.profile.summary import parse_summary
 from trtsafe_lab.rundir import staged_run_dir, write_run_manifest
 from trtsafe_lab.trtexec.flag_table import load_table
 from trtsafe_lab.trtexec.options import TrtexecCommand, parse_flags, tool_kind_of
-from trtsafe_lab.trtexec.rules import companion_so_path, enforce
+from trtsafe_lab.trtexec.rules import enforce
 from trtsafe_lab.trtexec.runner import run_process
 from trtsafe_lab.trtexec.version import TrtVersion, detect_version
 
@@ -57,7 +58,7 @@ def trtexec_command(
         raise ValueError("trtexec profiling needs export_prefix (where the exports go)")
     args = [f"--loadEngine={engine}"]
     if safe:
-        args += ["--safe", f"--loadEngineSo={companion_so_path(engine, companion_so)}"]
+        args += ["--safe", f"--loadEngineSo={companion_so_for(engine, companion_so)}"]
     args += [f"--exportTimes={export_prefix}.timing.json",
              f"--exportProfile={export_prefix}.profile.json",
              f"--exportLayerInfo={export_prefix}.graph.json"]
@@ -83,7 +84,7 @@ def _safe_command(engine: Path, *, version: TrtVersion, executable: str,
     table = load_table("trtexec_safe", version)
     args = [f"--loadEngine={engine}"]
     if companion_so is not None or version.has_companion_so:
-        args.append(f"--loadEngineSo={companion_so_path(engine, companion_so)}")
+        args.append(f"--loadEngineSo={companion_so_for(engine, companion_so)}")
     if not any(a.startswith("--avgRuns=") for a in extra):
         args.append("--avgRuns=1")
     graph_on = table.get("--useCudaGraph")
@@ -100,10 +101,13 @@ def run_trtexec(
     engine: Path, out_dir: Path, name: str, *, version: TrtVersion | None = None,
     executable: str = "trtexec", safe: bool = False, companion_so: Path | None = None,
     use_graph: bool = True, extra: Sequence[str] = (), timeout_s: float | None = None,
-    repeat: int = 1,
+    repeat: int = 1, network: Path | None = None, shapes: str | None = None,
 ) -> Path:
     """Run trtexec / trtexec_safe into a run directory (written under a temporary name, renamed
     when complete) and return its path. ``version`` None: read from ``<executable> --help``.
+    The manifest's ``workload`` (:func:`~trtsafe_lab.profile.identity.engine_record`, the engine
+    hashed once) names ``network`` (the ONNX file the engine was built from) when given, and
+    ``shapes`` (else the ``--shapes=`` of ``extra``).
 
     trtexec: ``run.timing.json``/``run.profile.json``/``run.graph.json``, ``trtexec.log`` and a
     manifest with the argv, exit code, rule warnings and the parsed performance summary.
@@ -113,7 +117,8 @@ def run_trtexec(
     if is_safe_tool(executable):
         return run_trtexec_safe(engine, out_dir, name, version=version, executable=executable,
                                 companion_so=companion_so, use_graph=use_graph, extra=extra,
-                                timeout_s=timeout_s, repeat=repeat)
+                                timeout_s=timeout_s, repeat=repeat, network=network,
+                                shapes=shapes)
     if repeat != 1:
         raise ValueError("repeat applies to trtexec_safe runs; run trtexec once per run name")
     final = out_dir / name
@@ -145,16 +150,18 @@ def run_trtexec(
             "returncode": result.returncode, "trt_version": str(version),
             "rule_warnings": warnings, "performance_summary": perf,
             "statistics": STATS_PER_ITERATION, "timing": {"use_graph": use_graph},
-            "workload": _workload(engine, version, executable, extra)})
+            "workload": _workload(engine, version, executable, extra, network, shapes)})
     return final
 
 
 def run_trtexec_safe(
     engine: Path, out_dir: Path, name: str, *, version: TrtVersion, executable: str,
     companion_so: Path | None = None, use_graph: bool = True, extra: Sequence[str] = (),
-    timeout_s: float | None = None, repeat: int = 1,
+    timeout_s: float | None = None, repeat: int = 1, network: Path | None = None,
+    shapes: str | None = None,
 ) -> Path:
-    """Run trtexec_safe ``repeat`` times into one run directory.
+    """Run trtexec_safe ``repeat`` times into one run directory (``network``, ``shapes``: as
+    for :func:`run_trtexec`).
 
     trtexec_safe writes no export files; everything comes from its log
     (:func:`~trtsafe_lab.profile.safe_summary.parse_safe_log`): ``trtexec_safe.<i>.log`` per
@@ -215,17 +222,19 @@ def run_trtexec_safe(
             "trt_version": str(version), "rule_warnings": warnings, "statistics": statistics,
             "repeat": repeat, "repeats": repeats, "performance_summary": repeats[-1],
             "timing": {"use_graph": use_graph},
-            "workload": _workload(engine, version, executable, extra)})
+            "workload": _workload(engine, version, executable, extra, network, shapes)})
     return final
 
 
-def _workload(engine: Path, version: TrtVersion, executable: str,
-              extra: Sequence[str]) -> dict[str, Any]:
-    """What the run measured (engine path and SHA-256, shapes, version, tool), so runs of
-    different engines are told apart by ``profile compare``."""
-    shapes = next((a.split("=", 1)[1] for a in extra if a.startswith("--shapes=")), None)
+def _workload(engine: Path, version: TrtVersion, executable: str, extra: Sequence[str],
+              network: Path | None, shapes: str | None) -> dict[str, Any]:
+    """What the run measured (engine path and SHA-256, shapes, version, tool; the network it
+    was built from when known), so runs of different engines are told apart by ``profile
+    compare`` and engines of one network compare."""
+    if shapes is None:
+        shapes = next((a.split("=", 1)[1] for a in extra if a.startswith("--shapes=")), None)
     return engine_record(Path(engine), shapes=shapes, trt_version=str(version),
-                         tool=Path(executable).name)
+                         tool=Path(executable).name, network=network)
 
 
 def _collector(lines: list[str]) -> Callable[[str, str], None]:

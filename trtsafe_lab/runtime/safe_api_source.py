@@ -50,14 +50,14 @@ Row = tuple[str, str, int, str, str, str]
 
 def _api_name(file: Node, call: Node, types: dict[str, str]) -> str:
     """``ITRTGraph::x`` / ``nvinfer2::safe::x`` / a CUDA stream call, or "" for other calls."""
-    from trtsafe_lab.migrate import cpp_tree
+    from trtsafe_lab.migrate import cpp_tree, syntax_tree
 
     callee = call.child_by_field_name("function")
     name = cpp_tree.callee_name(call)
     if not name or name[0].isupper():  # a constructor (nvinfer2::safe::TypedArray(...))
         return ""
     if callee is not None and callee.type == "qualified_identifier":
-        return NAMESPACE + name if cpp_tree.text(callee).startswith(NAMESPACE) else ""
+        return NAMESPACE + name if syntax_tree.text(callee).startswith(NAMESPACE) else ""
     if callee is not None and callee.type == "field_expression":
         owner = cpp_tree.root_name(cpp_tree.receiver(call))
         if owner not in types:
@@ -69,12 +69,12 @@ def _api_name(file: Node, call: Node, types: dict[str, str]) -> str:
 def _sites(file: Node) -> list[tuple[Node, str, list[Node]]]:
     """(node, called name, argument nodes) for every call and every ``std::thread{f, ...}``
     brace construction, in source order."""
-    from trtsafe_lab.migrate import cpp_tree
+    from trtsafe_lab.migrate import cpp_tree, syntax_tree
 
     sites: list[tuple[Node, str, list[Node]]] = [
         (c, cpp_tree.callee_name(c), cpp_tree.arguments(c)) for c in file.calls
     ]
-    for node in cpp_tree.walk(file.root):
+    for node in syntax_tree.walk(file.root):
         if node.type == "compound_literal_expression":
             value = node.child_by_field_name("value")
             items = [] if value is None else [n for n in value.named_children]
@@ -104,6 +104,7 @@ def extract(sources: dict[str, bytes], version: str) -> list[Row]:
     samples run one graph per thread.
     """
     from trtsafe_lab.migrate import cpp_tree as t
+    from trtsafe_lab.migrate import syntax_tree as st
 
     files = {name: t.SourceFile(data, name) for name, data in sources.items()}
     direct: dict[tuple[str, int], tuple[str, str]] = {}  # (file, byte) -> api, arguments
@@ -116,11 +117,11 @@ def extract(sources: dict[str, bytes], version: str) -> list[Row]:
             function = _where(node).split(" ")[0]
             api = _api_name(file, node, types) if node.type == "call_expression" else ""
             if api:
-                text = " ".join(t.text(node.child_by_field_name("arguments")).split())[1:-1]
+                text = " ".join(st.text(node.child_by_field_name("arguments")).split())[1:-1]
                 direct[(name, node.start_byte)] = (api, text)
                 helpers.add(function)
             else:
-                named = {callee} | {t.text(a) for a in args if a.type == "identifier"}
+                named = {callee} | {st.text(a) for a in args if a.type == "identifier"}
                 callers.setdefault(function, set()).update(named)
     helpers.discard("")
     while True:  # functions that reach an API call through other helpers
@@ -134,12 +135,12 @@ def extract(sources: dict[str, bytes], version: str) -> list[Row]:
             where = _where(node)
             found = direct.get((name, node.start_byte))
             if found is not None:
-                rows.append((version, name, t.line(node), where, found[0], found[1]))
+                rows.append((version, name, st.line(node), where, found[0], found[1]))
                 continue
-            launched = [callee] + [t.text(a) for a in args if a.type == "identifier"]
+            launched = [callee] + [st.text(a) for a in args if a.type == "identifier"]
             for helper in dict.fromkeys(launched):
                 if helper in helpers and helper != where.split(" ")[0]:
-                    rows.append((version, name, t.line(node), where, HELPER + helper, ""))
+                    rows.append((version, name, st.line(node), where, HELPER + helper, ""))
     return rows
 
 

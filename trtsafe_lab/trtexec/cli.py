@@ -11,6 +11,7 @@ import pandas as pd
 
 from trtsafe_lab.errors import UsageError
 from trtsafe_lab.logs import columns as C
+from trtsafe_lab.paths import created_output_dir
 from trtsafe_lab.rundir import BuildRun, RunDirError, load_run
 from trtsafe_lab.trtexec.build import BuildAbortedError, BuildResult, TrtexecBuild, resolve_tool
 from trtsafe_lab.trtexec.dry_run import describe_command
@@ -93,6 +94,8 @@ def _cli(args: argparse.Namespace) -> int:
     if args.dry_run:
         print(describe_command(cmd, source))
         return 2 if refusals(check_command(cmd)) else 0
+    if not refusals(check_command(cmd)):  # a dry run or a refused build creates nothing
+        created_output_dir(args.runs, "--runs")
     tracker = ProgressTracker()
     bar = TerminalProgressBar(stream=sys.stderr) if sys.stderr.isatty() else None
     if bar is not None:

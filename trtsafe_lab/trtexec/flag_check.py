@@ -104,6 +104,39 @@ def _trtexec_convert(spec: FlagSpec, value: str) -> None:
     elif kind == "choice" and value and not _in_choices(spec, value):
         prefix = spec.error or f"Unknown {spec.name}: "
         raise _ConversionError("invalid_argument", prefix + value)
+    elif kind == "plugin_spec" and safety_plugin_problem(value):
+        raise _ConversionError("invalid_argument", spec.error + value)
+
+
+def safety_plugin_problem(value: str) -> str:
+    """Why ``parseSafetyPluginArgument`` (samples/common/safeCommon.h, both tools'
+    ``--safetyPlugins``) rejects ``value``; '' when it accepts it. It needs a ``[`` and a ``]``
+    (the first of each, ``[`` first) and a library name before the ``[``."""
+    left, right = value.find("["), value.find("]")
+    if left < 0 or right < 0:
+        return f"no '[' ... ']' plugin list in {value!r}"
+    if left > right:
+        return f"the first ']' comes before the first '[' in {value!r}"
+    if left == 0:
+        return f"no library name before '[' in {value!r}"
+    return ""
+
+
+def safety_plugin_ignored(value: str) -> list[str]:
+    """What ``parseSafetyPluginArgument`` silently drops from a value it accepts: text after
+    the first ``]`` (a second library in the same value) and entries with no plugin name."""
+    left, right = value.find("["), value.find("]")
+    dropped = []
+    if value[right + 1:]:
+        dropped.append(f"the text after the first ']' ({value[right + 1:]!r})")
+    # safeSplitString(',') then "ns::name" -> name; empty names are skipped.
+    names = [entry.partition("::")[2] if "::" in entry else entry
+             for entry in value[left + 1:right].split(",")]
+    if not any(names):
+        dropped.append("the plugin list, which names no plugin")
+    elif not all(names):
+        dropped.append("the empty plugin name(s) in the list")
+    return dropped
 
 
 def _in_choices(spec: FlagSpec, value: str) -> bool:
@@ -171,7 +204,10 @@ def _real_trtexec(table: FlagTable, argv: Sequence[str]) -> RealParse:
                 if err.kind == "out_of_range":  # not caught by parseArgs: trtexecMain's catch
                     return RealParse(False, 1, errors=[
                         f"Uncaught exception detected: {err.what}"], failed_banner=True)
-                return RealParse(False, 1, errors=[err.what], print_help=True)
+                logged = ([spec.log_line + (value or "")]
+                          if spec.value_kind == "plugin_spec" else [])
+                return RealParse(False, 1, errors=[err.what], print_help=True,
+                                 stderr_extra=logged)
         if spec.status in ("no-op", "deprecated") and spec.help:
             warnings.append(f"{key}: {spec.help}")
     present = set(used)
@@ -210,6 +246,11 @@ def _real_trtexec_safe(table: FlagTable, argv: Sequence[str]) -> RealParse:
                 return RealParse(False, -6, stderr_extra=[
                     f"terminate called after throwing an instance of 'std::{err.kind}'",
                     f"  what():  {err.what}"])
+        if spec.value_kind == "plugin_spec" and safety_plugin_problem(value or ""):
+            # parseSafetyPluginLibrary logs and returns false; no later branch takes the arg
+            return RealParse(False, 1, errors=[spec.error + (value or ""),
+                                               f"Invalid Argument: {arg}"], print_help=True,
+                             warnings=warnings, stderr_extra=[spec.log_line + (value or "")])
         if key == "--ioProfileId" and value is not None and _stoi(value, bounds=INT64) < 0:
             return RealParse(False, 1, errors=[f"Invalid ioProfileId (must be >= 0): {value}"],
                              print_help=True)
@@ -253,12 +294,16 @@ def _strict_value_problem(spec: FlagSpec, value: str) -> str:
             return f"{value!r}, not a number"
     elif kind == "choice" and not _in_choices(spec, value):
         return f"{value!r}, not one of {', '.join(spec.choices)}"
+    elif kind == "plugin_spec" and safety_plugin_problem(value):
+        return (f"{safety_plugin_problem(value)}; the real tool stops with "
+                f"'{spec.error}{value}'")
     return ""
 
 
 def _example(spec: FlagSpec) -> str:
     kinds = {"int": "N", "int64": "N", "size": "N[B|K|M|G]", "float": "F",
-             "float_size": "F[B|K|M|G]", "choice": "|".join(spec.choices)}
+             "float_size": "F[B|K|M|G]", "choice": "|".join(spec.choices),
+             "plugin_spec": "LIB.so[NAMESPACE::PLUGIN,...]"}
     return f"{spec.key}={kinds.get(spec.value_kind, '<value>')}"
 
 
@@ -276,8 +321,8 @@ def check_flags(table: FlagTable, args: Sequence[str],
 
     Keys in ``skip`` are left to more specific rules (e.g. the 11.x precision-flag rule). Rules:
     ``unknown-flag``, ``removed-flag``, ``flag-needs-value``, ``switch-takes-no-value``,
-    ``switch-value-ignored``, ``flag-value-kind``, ``repeated-flag``, ``no-op-flag``,
-    ``deprecated-flag``.
+    ``switch-value-ignored``, ``flag-value-kind``, ``plugin-spec-ignored``, ``repeated-flag``,
+    ``no-op-flag``, ``deprecated-flag``.
     """
     tool = table.tool
     where = table.describe()
@@ -334,6 +379,13 @@ def check_flags(table: FlagTable, args: Sequence[str],
                     f"{spec.value_kind} value, got {problem}.",
                     f"write {_example(spec)}" + (f" (default {spec.default})"
                                                  if spec.default else "")))
+            elif spec.value_kind == "plugin_spec" and safety_plugin_ignored(value):
+                found.append(FlagIssue(
+                    "plugin-spec-ignored", name, "warning",
+                    f"{tool} accepts {arg} but ignores "
+                    f"{' and '.join(safety_plugin_ignored(value))}: it reads one library and "
+                    "the plugin names up to the first ']'.",
+                    f"give each library its own {key}={_example(spec).partition('=')[2]}"))
         if spec.status in ("no-op", "deprecated"):
             found.append(FlagIssue(
                 "no-op-flag" if spec.status == "no-op" else "deprecated-flag", name, "warning",

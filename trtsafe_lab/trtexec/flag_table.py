@@ -8,9 +8,10 @@ test re-derives them from ``../shared/reference`` and fails on drift.
 
 :func:`load_table` picks the table for a tool and version; :meth:`FlagTable.frame` returns it as
 a DataFrame with one row per flag: ``key`` (``--saveEngine``), ``takes_value``, ``value_kind``
-(switch / int / int64 / size / float / float_size / string / choice / spec), ``default`` (as the
-help prints it), ``status`` (active / deprecated / no-op / removed), ``repeatable``,
-``max_count`` (reads of a non-repeatable flag), ``choices``, ``help``, ``source`` (file:line).
+(switch / int / int64 / size / float / float_size / string / choice / plugin_spec / spec),
+``default`` (as the help prints it), ``status`` (active / deprecated / no-op / removed),
+``repeatable``, ``max_count`` (reads of a non-repeatable flag), ``choices``, ``error`` and
+``log_line`` (the messages of a rejected value), ``help``, ``source`` (file:line).
 """
 
 from __future__ import annotations
@@ -36,12 +37,16 @@ class FlagSpec:
     ignores any ``=value``, trtexec_safe rejects it), ``int`` (``std::stoi``), ``int64``
     (``std::stoll``), ``size`` (``stoi`` times a B/K/M/G suffix), ``float`` (``std::stof``),
     ``float_size`` (``std::stod`` times a suffix), ``string``, ``choice`` (a string compared
-    with ``choices``; empty = unset) or ``spec`` (a structured list checked by the tool).
+    with ``choices``; empty = unset), ``plugin_spec`` (``--safetyPlugins``:
+    ``lib[ns::name,...]``, safeCommon.h ``parseSafetyPluginArgument``) or ``spec`` (a
+    structured list checked by the tool).
     ``status``: ``active``, ``deprecated`` (works, warns), ``no-op`` (accepted, does nothing),
     ``removed`` (the parser no longer reads it: the tool rejects it). ``error``: the start of the
     message a bad ``choice`` gets (the value follows). ``repeatable``: read in a loop (each
     occurrence counts); otherwise the parser reads it ``max_count`` times and a further
-    occurrence is left over (trtexec: ``Unknown option``). ``source`` is ``<file>:<line>`` of the
+    occurrence is left over (trtexec: ``Unknown option``). ``error``: also the start of the
+    message a bad ``plugin_spec`` gets; ``log_line``: the line (no log prefix) its parser first
+    writes to stderr, the value follows. ``source`` is ``<file>:<line>`` of the
     read; ``condition`` a preprocessor guard around it. Written by
     ``python -m trtsafe_lab.trtexec._tables.derive``.
     """
@@ -57,6 +62,7 @@ class FlagSpec:
     choices: tuple[str, ...] | list[str] = ()
     choices_ignore_case: bool = False
     error: str = ""
+    log_line: str = ""
     condition: str = ""
     source: str = ""
     note: str = ""

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from trtsafe_lab.companion import companion_so_for
 from trtsafe_lab.trtexec.flag_check import check_flags
 from trtsafe_lab.trtexec.flag_table import load_table
 from trtsafe_lab.trtexec.options import TrtexecCommand
@@ -214,11 +215,6 @@ def enforce(cmd: TrtexecCommand) -> list[BuildRuleFinding]:
     return warnings_of(found)
 
 
-def companion_so_path(engine: str | Path, explicit: str | Path | None) -> Path:
-    """The companion .so for ``engine``: the explicit flag value, else ``<engine>.so``."""
-    return Path(explicit) if explicit else Path(f"{engine}.so")
-
-
 def expected_artifacts(cmd: TrtexecCommand) -> list[ExpectedArtifact]:
     """The files ``cmd`` writes or needs, with paths as written in the command."""
     out: list[ExpectedArtifact] = []
@@ -230,7 +226,7 @@ def expected_artifacts(cmd: TrtexecCommand) -> list[ExpectedArtifact]:
             so = cmd.value("saveEngineSo")
             note = "" if so else "default: <saveEngine>.so"
             out.append(ExpectedArtifact(
-                "companion_so", companion_so_path(engine, so), "output", "saveEngineSo", note
+                "companion_so", companion_so_for(engine, so), "output", "saveEngineSo", note
             ))
     loaded = cmd.value("loadEngine")
     if loaded:
@@ -239,7 +235,7 @@ def expected_artifacts(cmd: TrtexecCommand) -> list[ExpectedArtifact]:
             so = cmd.value("loadEngineSo")
             note = "" if so else "default: <loadEngine>.so"
             out.append(ExpectedArtifact(
-                "companion_so", companion_so_path(loaded, so), "input", "loadEngineSo", note
+                "companion_so", companion_so_for(loaded, so), "input", "loadEngineSo", note
             ))
     for name in ("exportTimes", "exportProfile", "exportLayerInfo"):
         value = cmd.value(name)

@@ -17,6 +17,11 @@ reads, without compiling anything:
   ``parseString``/``parseBool`` branch: a value flag needs ``--name=value``, a switch must be
   exactly ``--name``; anything else is ``Invalid Argument``), ``SafeExecArgs`` defaults and
   ``printHelpInfo``.
+- ``--safetyPlugins`` (both tools): ``samples/common/safeCommon.h`` ``parseSafetyPluginArgument``
+  (the ``lib[ns::name,...]`` syntax :func:`trtsafe_lab.trtexec.flag_check.safety_plugin_problem`
+  models; its stderr line) and the message each tool adds when it fails (trtexec: the
+  ``stringToValue`` specialisation in ``sampleOptions.cpp``; trtexec_safe:
+  ``parseSafetyPluginLibrary``). A source whose parser no longer has that shape stops the script.
 
 Versions 10.16 and 11.1 come from the sources. A flag that a version's parser no longer reads but
 the previous version's did is kept as a ``removed`` row (the real tool rejects it as unknown).
@@ -47,6 +52,7 @@ DERIVED_VERSIONS = ("11.3", "11.4")
 SAMPLE_OPTIONS = "samples/common/sampleOptions.cpp"
 SAMPLE_OPTIONS_H = "samples/common/sampleOptions.h"
 TRT_SAFE_EXEC = "samples/trtSafeExec/trtSafeExec.cpp"
+SAFE_COMMON = "samples/common/safeCommon.h"
 FACTS = "reference/tensorrt-facts.md (NVIDIA 10.x->11.x safety migration guide)"
 SCHEMA = 1
 
@@ -245,6 +251,84 @@ def status_from_help(text: str) -> str:
     return "active"
 
 
+# --------------------------------------------------------------------------- --safetyPlugins
+
+PLUGIN_KIND = "plugin_spec"
+# The shape of safeCommon.h parseSafetyPluginArgument that flag_check.safety_plugin_problem
+# models: the first '[' and the first ']' both present, '[' before ']', a library name before it.
+_PLUGIN_PARSER_SHAPE = (
+    r"leftBracketIdx\s*=\s*option\.find\('\['\)",
+    r"rightBracketIdx\s*=\s*option\.find\('\]'\)",
+    r"leftBracketIdx\s*==\s*std::string::npos\s*\|\|\s*rightBracketIdx\s*==\s*std::string::npos"
+    r"\s*\|\|\s*leftBracketIdx\s*>\s*rightBracketIdx",
+    r"libraryName\s*=\s*option\.substr\(0,\s*leftBracketIdx\)",
+    r"libraryName\.empty\(\)",
+)
+
+
+def _body_after(text: str, pattern: str, where: str) -> str:
+    match = re.search(pattern, text)
+    if match is None:
+        raise ValueError(f"{where}: no match for {pattern!r}; the safety-plugin parser changed: "
+                         "update derive.py and flag_check.safety_plugin_problem")
+    brace = text.index("{", match.end())
+    return text[brace:_matching(text, brace)]
+
+
+def plugin_parser_log(version_dir: Path) -> str:
+    """The stderr line ``parseSafetyPluginArgument`` (safeCommon.h) prints for a value it
+    rejects, without the value. Raises ValueError when the parser no longer has the shape that
+    :func:`trtsafe_lab.trtexec.flag_check.safety_plugin_problem` models."""
+    where = f"{version_dir.name}/{SAFE_COMMON}"
+    text = _strip_comments((version_dir / SAFE_COMMON).read_text(encoding="utf-8"))
+    body = _body_after(text, r"\bbool\s+parseSafetyPluginArgument\s*\([^)]*\)", where)
+    for part in _PLUGIN_PARSER_SHAPE:
+        if re.search(part, body) is None:
+            raise ValueError(f"{where}: parseSafetyPluginArgument no longer matches {part!r}; "
+                             "update derive.py and flag_check.safety_plugin_problem")
+    logged = re.search(r'SAFE_LOG\s*<<\s*"([^"]*)"\s*<<\s*option\b', body)
+    if logged is None:
+        raise ValueError(f"{where}: parseSafetyPluginArgument logs no rejected option")
+    return _unescape(logged[1])
+
+
+def _plugin_error(body: str, calls: str, message: str, where: str) -> str:
+    """The error literal of a caller of parseSafetyPluginArgument (``message`` names the
+    variable the literal is joined with); raises ValueError when it is not there."""
+    if "parseSafetyPluginArgument(" not in body:
+        raise ValueError(f"{where}: {calls} no longer calls parseSafetyPluginArgument")
+    found = re.search(r'"([^"]*)"\s*\+\s*' + message + r"\b", body)
+    if found is None:
+        raise ValueError(f"{where}: {calls} reports no message joined with {message}")
+    return _unescape(found[1])
+
+
+def _trtexec_plugin_messages(version_dir: Path, text: str) -> tuple[str, str]:
+    """(error, log_line) of trtexec's ``--safetyPlugins`` value conversion: the
+    ``stringToValue<SafetyPluginLibraryArgument>`` specialisation throws
+    ``invalid_argument(<error> + option)`` after parseSafetyPluginArgument logged its line."""
+    where = f"{version_dir.name}/{SAMPLE_OPTIONS}"
+    body = _body_after(text, r"stringToValue<\s*[\w:]*SafetyPluginLibraryArgument\s*>\s*\("
+                       r"\s*std::string\s+const\s*&\s*option\s*\)", where)
+    error = _plugin_error(body, "stringToValue<SafetyPluginLibraryArgument>", "option", where)
+    return error, plugin_parser_log(version_dir)
+
+
+def _safe_plugin_messages(version_dir: Path, text: str, bodies: dict[str, tuple[int, int]],
+                          name: str) -> tuple[str, str]:
+    """(error, log_line) of trtexec_safe's ``--<name>=`` branch: ``parseSafetyPluginLibrary``
+    logs ``<error> + arg`` (the whole ``--name=value``) when parseSafetyPluginArgument fails;
+    the branch then falls through to ``Invalid Argument``."""
+    where = f"{version_dir.name}/{TRT_SAFE_EXEC}"
+    if "parseSafetyPluginLibrary" not in bodies:
+        raise ValueError(f"{where}: no parseSafetyPluginLibrary; update derive.py")
+    body = text[slice(*bodies["parseSafetyPluginLibrary"])]
+    if re.search(r'"--"\s*\+\s*name\s*\+\s*"="', body) is None:
+        raise ValueError(f"{where}: parseSafetyPluginLibrary no longer matches '--<name>='")
+    error = _plugin_error(body, "parseSafetyPluginLibrary", "arg", where)
+    return f"{error}--{name}=", plugin_parser_log(version_dir)
+
+
 # --------------------------------------------------------------------------- trtexec
 
 _GET_CALLS = {"getAndDelOption", "getAndDelNegOption", "getOption", "getAndDelOptionWithPosition",
@@ -367,19 +451,23 @@ def derive_trtexec(version_dir: Path) -> list[FlagSpec]:
                 else:  # type not declared in the sources at hand: the help synopsis decides
                     kind = "unknown"
                 choices = _string_choices(var, body) if kind == "string" else []
-                error = ""
+                error = log_line = ""
+                if ctype.endswith("SafetyPluginLibraryArgument"):
+                    kind, error, log_line = PLUGIN_KIND, *_trtexec_plugin_messages(
+                        version_dir, text)
                 if choices:
                     kind = "choice"
                     thrown = re.search(r'invalid_argument\(\s*std::string\("([^"]*)"\)\s*\+\s*'
                                        + re.escape(var) + r"\b", body)
                     error = thrown[1] if thrown else ""
             else:
-                var, kind, choices, error = "", "spec", [], ""
+                var, kind, choices, error, log_line = "", "spec", [], "", ""
             status = "no-op" if var == "dummyBool" else "active"
             consuming = call in _CONSUMING or call not in _GET_CALLS
             row = rows.get(key)
             if row is None:
                 row = FlagSpec(key, kind != "switch", kind, choices=choices, error=error,
+                              log_line=log_line,
                               choices_ignore_case=bool(re.search(
                                   rf"toLower\({re.escape(var)}\)", body)) if var else False,
                               condition=guards[line], source=f"{SAMPLE_OPTIONS}:{line}",
@@ -449,8 +537,9 @@ def derive_trtexec_safe(version_dir: Path) -> list[FlagSpec]:
                 rows.append(row)
                 row = FlagSpec("-" + match["short"].strip("'"), False, "switch", source=source)
         elif match["plugin"]:
-            row = FlagSpec("--" + match["plugin"], True, "spec", repeatable=True, max_count=0,
-                          source=source)
+            error, log_line = _safe_plugin_messages(version_dir, text, bodies, match["plugin"])
+            row = FlagSpec("--" + match["plugin"], True, PLUGIN_KIND, repeatable=True,
+                          max_count=0, error=error, log_line=log_line, source=source)
         else:
             kind = "string"
             if re.search(r"\bstd::stoll\(", block):
@@ -535,10 +624,12 @@ def derive_all(reference: Path) -> dict[str, dict[str, Any]]:
 
 
 def _sources(reference: Path, tool: str, version: str) -> list[str]:
+    common = f"tensorrt-oss/{version}/{SAFE_COMMON}"
     if tool == "trtexec_safe":
-        return [f"tensorrt-oss/{version}/{TRT_SAFE_EXEC}"]
+        return [f"tensorrt-oss/{version}/{TRT_SAFE_EXEC}", common]
     header = header_for(reference / version).relative_to(reference)
-    return [f"tensorrt-oss/{version}/{SAMPLE_OPTIONS}", f"tensorrt-oss/{header.as_posix()}"]
+    return [f"tensorrt-oss/{version}/{SAMPLE_OPTIONS}", f"tensorrt-oss/{header.as_posix()}",
+            common]
 
 
 def _table(tool: str, version: str, rows: list[FlagSpec], sources: list[str],
