@@ -46,10 +46,15 @@ _PARSE_HEADER = re.compile(
 _DUMP_NAME = re.compile(r'^name: "(?P<name>.{0,4096})"\s*$')
 CONTEXT_RECORDS = 3  # records before a trigger whose importer node / error category it may use
 # "X [Op] inputs: [...]" (every version) and "Parsing node: X [Op]" (onnx-tensorrt 8.6+)
+# (matched after the "ModelImporter.cpp:NNN: " location when the line has one, else at its start)
 _IMPORTER_NODE = re.compile(
-    r"(?:ModelImporter\.cpp:\d{1,9}: |^)(?:(?P<name>[^\s\[][^\n]{0,1023}?)"
-    r" \[(?P<op>\w{1,64})\] inputs: "
+    r"(?:(?P<name>[^\s\[][^\n]{0,1023}?) \[(?P<op>\w{1,64})\] inputs: "
     r"|(?:Static check for )?[Pp]arsing node: (?P<parsing>[^\n]{1,1024}?) \[\w{1,64}\]\s*$)"
+)
+_IMPORTER_LOCATION = re.compile(r"ModelImporter\.cpp:\d{1,9}: ")
+# A line that ends where a name should follow ("... implementation for node" + newline + name)
+_WRAPPED_BEFORE_NAME = re.compile(
+    r"\b(?:for|at|on) (?:node|layer):?\s{0,8}$|Invalid Node -\s{0,8}$"
 )
 _PARSER_ERROR = re.compile(
     r"(?:ModelImporter|importers?|onnxOpCheckers|onnx2trt\w{0,40})\.cpp:\d{1,9}"
@@ -114,6 +119,9 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     ("myelin", re.compile(r"[Mm]yelin|foreign node optimizations")),
+    # TensorRT's error class itself, before the wording: Error Code 3 is kINVALID_ARGUMENT /
+    # "API Usage Error" ("X: at least 1 dimensions are required for input." is an API misuse)
+    ("api-usage", re.compile(r"Error Code:? 3: ")),
     ("dla", re.compile(r"\bDLA\b|NVMEDIA_DLA|kDLA")),
     ("plugin", re.compile(r"[Pp]lugin")),
     (
@@ -121,7 +129,7 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"IShuffleLayer applied|broadcast|dimensions not compatible|Shape Error"
             r"|[Rr]eshap|kernel weights|weights in kernel|\bdimensions?\b|\bshapes?\b"
-            r"|out of bounds access|ISliceLayer|\baxis\b"
+            r"|out of bounds access|ISliceLayer|\baxis\b|output extent"
         ),
     ),
     (
@@ -139,7 +147,8 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "api-usage",
         re.compile(
-            r"API Usage Error|Parameter check failed"
+            r"API Usage Error|Parameter check failed|\bnot called\b|\bout of range\b"
+            r"|incompatible (?:input )?(?:data ?)?types?\b"
             # a layer's input-type constraint: "X: elementwise inputs must not be Int32"
             r"|\b(?:must|can ?not|cannot) (?:not )?be (?:of type )?k?"
             r"(?:Int32|Int64|Int8|Float|Half|Bool|INT32|INT64|INT8|FLOAT|HALF|BOOL|UINT8)\b"
@@ -220,6 +229,7 @@ class ParseState:
     header_text: str = ""
     header_category: str = ""  # category of the error just before the header
     recent_names: list[str] = field(default_factory=list)  # names of the last reported records
+    recent_tensors: list[str] = field(default_factory=list)  # tensors they named
     # per-text results of the pure rules, for messages the log repeats (see _TextCache)
     category_of: Callable[[str], str] = field(
         default_factory=lambda: _TextCache(_message_category)
@@ -328,17 +338,25 @@ def masked(text: str, names: list[str]) -> str:
     return text
 
 
+# Where TensorRT raised it, when the wording says nothing: the builder's shape analyzer
+# ("[graphShapeAnalyzer.cpp::...::analyzeShapes::2084] ... (ITopKLayer /TopK: K exceeds ...)")
+_SHAPE_LOCATION = re.compile(r"[Ss]hapeAnalyzer|analyzeShapes|shapeMachine|ShapeNodeRemover")
+
+
 def _message_category(message: str) -> str:
     """The category of a record's wording; tokens shaped like layer names are blanked first
     (``Reshape_3: Using attribute allowzero ...`` is no shape error)."""
     category = _category_uncached(message)
     if not category:
-        return category
+        return "shape" if _SHAPE_LOCATION.search(message) else ""
     words = " ".join(
         "X" if looks_like_strong_name(token.strip("'\"()[]{},;")) else token
         for token in message.split()
     )
-    return _category_uncached(words)
+    category = _category_uncached(words)
+    if category in ("", "internal-error") and _SHAPE_LOCATION.search(message):
+        return "shape"
+    return category
 
 
 def _line_names_uncached(text: str) -> tuple[tuple[str, str], ...]:
@@ -491,7 +509,8 @@ def _grammar_names(
 ) -> list[str]:
     """Add the names standing where TensorRT's grammar puts layers; return tensor names.
 
-    See :mod:`trtsafe_lab.logs.name_grammar`. A name also mentioned as a tensor is a tensor.
+    See :mod:`trtsafe_lab.logs.name_grammar`. A name also mentioned as a tensor (here or in
+    one of the last :data:`MAX_RECENT_NAMES` reported records) is a tensor.
     """
     tensors: list[str] = []
     for line_no, text in record.lines:
@@ -500,10 +519,16 @@ def _grammar_names(
             if tensor not in tensors:
                 tensors.append(tensor)
         for name in candidates:
+            if name in state.recent_tensors:
+                continue
             if name not in tensors and not any(name in found for found in seen):
                 seen.add(name)
                 # the category its own line implies ("X: inputs must have the same shape")
                 findings.append(LogFinding(name, line_no, line_category))
+    for tensor in tensors:
+        if tensor not in state.recent_tensors:
+            state.recent_tensors.insert(0, tensor)
+    del state.recent_tensors[MAX_RECENT_NAMES:]
     return tensors
 
 
@@ -537,18 +562,25 @@ def examine(record: Record, state: ParseState) -> LogFacts:
     for index, (line_no, text) in enumerate(record.lines):
         if record.hit:
             _update_block(state, _dump_text(text) if index == 0 else text, line_no)
-        for name, category in state.names_of(text):
+        named = state.names_of(text)
+        if not named and index + 1 < len(record.lines) and _WRAPPED_BEFORE_NAME.search(text):
+            # a hard-wrapped message: the name stands alone on the next line
+            named = state.names_of(text.rstrip() + " " + record.lines[index + 1][1].strip())
+        for name, category in named:
             if name not in seen:
                 seen.add(name)
                 findings.append(LogFinding(name, line_no, category))
-    importer = _IMPORTER_NODE.search(record.lines[0][1]) if record.lines else None
+    importer = None  # the last importer line of the record (a pasted log may lose its tags)
+    for _, text in record.lines:
+        importer_at = _IMPORTER_LOCATION.search(text)
+        importer = _IMPORTER_NODE.match(text, importer_at.end() if importer_at else 0) or importer
     parser_error = record.hit and _PARSER_ERROR.search(message) is not None
     if parser_error:
         if not findings:
             fallback = (
                 state.dump_name
                 or state.header_output
-                or ("" if state.header_seen else _recent_importer_node(state))
+                or _recent_importer_node(state)  # a header without output, no dump
             )
             if fallback:
                 findings.append(LogFinding(fallback, record.line))
@@ -569,7 +601,7 @@ def examine(record: Record, state: ParseState) -> LogFacts:
         (
             importer_node,
             category if severity in ERRORISH else "",
-            parser_error or (record.hit and _PARSE_HEADER.search(message) is not None),
+            parser_error,
         )
     )
     refusal = record.hit and REFUSAL.search(message) is not None
@@ -597,6 +629,8 @@ def examine(record: Record, state: ParseState) -> LogFacts:
         and bool(category)
         and category not in NON_FATAL
         and "kipping tactic" not in message
+        # ONNX Runtime's TensorRT EP: a node the parser rejects goes to another provider
+        and not (prefix.source == "onnxruntime" and category.startswith("parser-"))
     )
     if record.hit and severity in ERRORISH:
         state.last_error_category = category

@@ -44,6 +44,12 @@ _DLA_FALLBACK = (
 _TF_TRT_ENGINE_OP = re.compile(
     r"(?:Engine creation|[Bb]uilding engine) for (?P<name>TRTEngineOp_\w{1,200}) failed"
 )
+# At run time TF-TRT runs the TensorFlow segment instead of the engine ("Running native segment
+# forPartitionedCall/TRTEngineOp_0_1 due to failure in verifying input shapes: ..."; TF's
+# trt_engine_op.cc prints no space after "for").
+_TF_TRT_NATIVE = re.compile(
+    r"Running native segment for ?(?P<name>[^\s:]{1,1024}?)(?: due to |:|$)"
+)
 _GET_BEST_TACTIC = re.compile(r"(?:GPU|[Cc]uda) error during getBestTactic: ")
 _INVALID_NODE = re.compile(r"(?:Invalid Node|Exception occurred in) - ")
 _IN_NODE_NAMED = re.compile(r"In node -?\d{1,9} with name: (?P<name>.{1,1024}?) and operator: ")
@@ -61,10 +67,27 @@ def _shape_names(text: str) -> list[str]:
         candidate = _LEADING_LOCATION.sub("", before[start:]).strip()
         if candidate.startswith("(") and candidate.count("(") > candidate.count(")"):
             candidate = candidate[1:]
-        candidate = strip_interface(candidate)
+        candidate = strip_interface(_last_clause(candidate))
         if candidate:
             found.append(candidate)
     return found
+
+
+def _last_clause(text: str) -> str:
+    """What follows the last ``": "`` outside brackets: ``kOPT values for profile 0 violate shape
+    constraints: IShuffleLayer Reshape_552`` -> ``IShuffleLayer Reshape_552``."""
+    depth = 0
+    cut = 0
+    for index, char in enumerate(text):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth = max(0, depth - 1)
+        elif char == ":" and depth == 0 and text.startswith(": ", index) and index > 0 and (
+            text[index - 1] != " "  # TorchScript's "%46481 : Tensor = aten::add(...)"
+        ):
+            cut = index + 2
+    return text[cut:].strip()
 
 
 def _autotuner_names(text: str) -> list[str]:
@@ -120,6 +143,9 @@ def line_names(text: str) -> list[tuple[str, str]]:
     if "TRTEngineOp_" in text:
         for match in itertools.islice(_TF_TRT_ENGINE_OP.finditer(text), MAX_MATCHES):
             out.append((match.group("name"), "build-failed"))
+    if "native segment for" in text:
+        for match in itertools.islice(_TF_TRT_NATIVE.finditer(text), MAX_MATCHES):
+            out.append((match.group("name"), "runtime-failed"))
     if "getBestTactic: " in text:
         tactic = _GET_BEST_TACTIC.search(text)
         if tactic and tactic.end() < len(text):

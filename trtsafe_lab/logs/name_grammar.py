@@ -38,6 +38,13 @@ _LABEL = re.compile(
     r"(?:[A-Z]\w{0,60}(?:Error|Exception): )?\s{0,8}(?:(?:Layer|Node|layer|node): ?|Node (?=\S))"
 )
 _LABEL_WORD = re.compile(r"(?:^|_)(?:[Nn]ode|[Ll]ayer)$")  # "trt_module_node" is a label
+_EXCEPTION_CLASS = re.compile(r"(?:[A-Za-z_]\w{0,80}\.){0,8}[A-Z]\w{0,80}(?:Error|Exception)$")
+# A quoted name after the noun it names: Myelin's 'Slice operation "/a/Pad_1290_slice" has ...'
+# (an op kind first: 'rejected for operation "conv_act_2"' names Myelin's op, whose layers the
+# autotuner lists apart)
+_QUOTED_AFTER_NOUN = re.compile(
+    r"\b(?:[A-Z]\w{0,40} (?:operation|op)|[Ll]ayer|[Nn]ode) \"(?=[^\"]{1,4096}\")"
+)
 _LABEL_ANYWHERE = re.compile(r"(?<![\w.])(?:\w{1,40}_)?(?:[Ll]ayer|[Nn]ode):\s?(?=\S)")
 # Torch-TensorRT's util::node_info: a TorchScript statement "%y : Tensor = aten::op(%x, %2)"
 # (several outputs "%a : Tensor, %b : Tensor = prim::TupleUnpack(%t)"), maybe "# file.py:12:0"
@@ -61,7 +68,11 @@ _TORCH2TRT_ALONE = re.compile(r"\[[A-Z][A-Z0-9_]{0,40} #\d{1,9}\] ")
 _THEN_WORD = re.compile(r" [a-z]{2,40}\b")
 _API_OR_ENUM = re.compile(r"(?:nvinfer1::)?I[A-Z]\w{0,80}::|[A-Z][A-Z0-9_]{0,80}$")
 MAX_CLAUSES = 16  # ": " separators tried per line
-_TENSOR = re.compile(r"\b[Tt]ensors?:? (?:named )?(?=['\"(]|[^\s'\"]{0,4096}[/_.:\d])")
+# "tensor X", "Tensor 'X'"; a network input is a tensor too ("UFFParser: Failed to parseInput
+# for node input_1": the UFF INPUT node becomes the network's input tensor)
+_TENSOR = re.compile(
+    r"\b[Tt]ensors?:? (?:named )?(?=['\"(]|[^\s'\"]{0,4096}[/_.:\d])|Input for node "
+)
 _SOURCE_FILE = re.compile(r"\.(?:cpp|cc|cu|h|hpp|py)(?::\d+)?$")
 _NUMBERISH = re.compile(r"^(?:0x[0-9a-fA-F]+|[\d.,:x*-]+)$")
 _CLOSERS = {"(": ")", "[": "]", "{": "}"}
@@ -186,6 +197,8 @@ def _leading_at(text: str, start: int, *, strong_then_word: bool) -> str:
     With ``strong_then_word``, a strong name followed by a lower-case word also counts
     (``(ScatterND_213 requires foreign node optimizations ...)``).
     """
+    if text.endswith("Assertion failed: ", 0, start):
+        return ""  # a C++ condition ("!attrs.count("reduction"): Attribute ..."), not a name
     location = _LOCATION.match(text, start)
     if location is not None:
         start = location.end()
@@ -198,8 +211,8 @@ def _leading_at(text: str, start: int, *, strong_then_word: bool) -> str:
         return ""
     if _API_OR_ENUM.match(name):  # "IBuilder::buildSerializedNetwork: ...", "UNSUPPORTED_STATE:"
         return ""
-    if _LABEL_WORD.search(name):  # "trt_module_node: X ...": the label, not the name
-        return ""
+    if _LABEL_WORD.search(name) or _EXCEPTION_CLASS.match(name):
+        return ""  # "trt_module_node: X ...", "polygraphy.exception.PolygraphyException: ..."
     if text.startswith(":", after) and looks_like_name(name):
         return name
     if after == len(text.rstrip()) and _TORCH2TRT_ALONE.fullmatch(name + " "):
@@ -259,6 +272,11 @@ def positional_names(text: str) -> list[str]:
             at_end = match.end() + len(name) >= len(text.rstrip(". "))
             if looks_like_name(name) or (name and at_end):
                 found.append(name)
+    if '"' in text:
+        for match in itertools.islice(_QUOTED_AFTER_NOUN.finditer(text), MAX_MATCHES):
+            name = text[match.end() : text.find('"', match.end())]
+            if looks_like_name(name) and name not in found:
+                found.append(name)
     if "DLA subgraph" in text:
         for match in itertools.islice(_SPLIT_DLA.finditer(text), MAX_MATCHES):
             name = name_token(text, match.end())
@@ -285,7 +303,7 @@ def refused_names(text: str) -> list[str]:
 def tensor_names(text: str) -> list[str]:
     """Tensor names a message mentions (``tensor X``, ``Tensor 'X'``)."""
     found: list[str] = []
-    if "ensor" not in text:
+    if "ensor" not in text and "Input for node" not in text:
         return found
     for match in itertools.islice(_TENSOR.finditer(text), MAX_MATCHES):
         start = match.end()
