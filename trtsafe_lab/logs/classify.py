@@ -53,6 +53,7 @@ _IMPORTER_NODE = re.compile(
 )
 _IMPORTER_LOCATION = re.compile(r"ModelImporter\.cpp:\d{1,9}: ")
 # A line that ends where a name should follow ("... implementation for node" + newline + name)
+_WRAPPED_ENDINGS = ("node", "node:", "layer", "layer:", "-")
 _WRAPPED_BEFORE_NAME = re.compile(
     r"\b(?:for|at|on) (?:node|layer):?\s{0,8}$|Invalid Node -\s{0,8}$"
 )
@@ -563,7 +564,12 @@ def examine(record: Record, state: ParseState) -> LogFacts:
         if record.hit:
             _update_block(state, _dump_text(text) if index == 0 else text, line_no)
         named = state.names_of(text)
-        if not named and index + 1 < len(record.lines) and _WRAPPED_BEFORE_NAME.search(text):
+        if (
+            not named
+            and index + 1 < len(record.lines)
+            and text.rstrip().endswith(_WRAPPED_ENDINGS)
+            and _WRAPPED_BEFORE_NAME.search(text)
+        ):
             # a hard-wrapped message: the name stands alone on the next line
             named = state.names_of(text.rstrip() + " " + record.lines[index + 1][1].strip())
         for name, category in named:
@@ -572,8 +578,10 @@ def examine(record: Record, state: ParseState) -> LogFacts:
                 findings.append(LogFinding(name, line_no, category))
     importer = None  # the last importer line of the record (a pasted log may lose its tags)
     for _, text in record.lines:
-        importer_at = _IMPORTER_LOCATION.search(text)
-        importer = _IMPORTER_NODE.match(text, importer_at.end() if importer_at else 0) or importer
+        if "] inputs: " in text or "arsing node: " in text:
+            importer_at = _IMPORTER_LOCATION.search(text)
+            start = importer_at.end() if importer_at else 0
+            importer = _IMPORTER_NODE.match(text, start) or importer
     parser_error = record.hit and _PARSER_ERROR.search(message) is not None
     if parser_error:
         if not findings:
@@ -604,7 +612,11 @@ def examine(record: Record, state: ParseState) -> LogFacts:
             parser_error,
         )
     )
-    refusal = record.hit and REFUSAL.search(message) is not None
+    refusal = (
+        record.hit
+        and ("rejected node" in message or "PyTorch" in message)
+        and REFUSAL.search(message) is not None
+    )
     tensors: list[str] = []
     if record.hit and not framing and (
         refusal or _reportable_without_names(severity, category)
