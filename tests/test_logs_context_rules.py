@@ -114,3 +114,93 @@ def test_layer_input_type_constraint_is_api_usage(tmp_path: Path) -> None:
         "Int32\n"
     )
     assert _both(tmp_path, text) == {("(Unnamed Layer* 4) [ElementWise]", "api-usage", True)}
+
+
+# Batch-2 train cases (named) follow; each line is a real line with another name put in.
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (  # n287, n291: tensorRT_Pro's logger "[date time][error][file:line]:NVInfer: "
+            "[2022-12-08 17:36:09][error][trt_builder.cpp:30]:NVInfer: 9: [graphShapeAnalyzer"
+            ".cpp::throwIfError::1306] Error Code 9: Internal Error (Reshape_77: reshape changes "
+            "volume\n)\n",
+            {("Reshape_77", "shape", True)},
+        ),
+        (  # n224: a script's "[TRT ERROR]" prefix and a hard-wrapped message
+            "[TRT ERROR] IBuilder::buildSerializedNetwork: Error Code 10: Internal Error\n"
+            "  (Could not find any implementation for node\n  {ForeignNode[/a/Shape...b_out]}.\n"
+            "  In computeCosts at /_src/optimizer/common/tactic/optimizer.cpp:4265)\n",
+            {("{ForeignNode[/a/Shape...b_out]}", "no-implementation", True)},
+        ),
+        (  # n323: TF-TRT falls back to the TensorFlow segment at run time
+            "2021-12-16 02:59:55.211762: W tensorflow/compiler/tf2tensorrt/kernels/trt_engine_op"
+            ".cc:587] Running native segment forPartitionedCall/TRTEngineOp_0_7 due to failure "
+            "in verifying input shapes: Input shapes do not match\n",
+            {("PartitionedCall/TRTEngineOp_0_7", "runtime-failed", False)},
+        ),
+        (  # n302: the UFF input node is the network's input tensor, later records too
+            "ERROR: [TRT]: UFFParser: Failed to parseInput for node image_in\n"
+            "ERROR: [TRT]: UffParser: Parser error: image_in: Failed to parse node - Invalid "
+            "Tensor found at node image_in\n",
+            set(),
+        ),
+        (  # n195: ONNX Runtime gives a node the TensorRT parser rejects to another provider
+            ' [E:onnxruntime:, tensorrt_execution_provider.h:88 log] [2025-02-07 20:40:27   ERROR]'
+            " In node 3 with name: /Scatter_9 and operator: ScatterND (importScatterND): "
+            'UNSUPPORTED_NODE_ATTR: Assertion failed: !attrs.count("reduction"): Attribute '
+            "reduction is not supported.\n",
+            {("/Scatter_9", "parser-unsupported", False)},
+        ),
+        (  # n219: the shape analyzer's check, the wording names no shape
+            " Error[4]: [graphShapeAnalyzer.cpp::nvinfer1::builder::ShapeAnalyzerImpl::"
+            "analyzeShapes::2084] Error Code 4: Miscellaneous (ITopKLayer /Top_2: /Top_2: K "
+            "exceeds the maximum value allowed (3840).)\n",
+            {("/Top_2", "shape", True)},
+        ),
+        (  # n210: Error Code 3 is an API usage error, whatever the wording
+            "[05/29/2025-12:16:24] [TRT] [E] ITensor::getDimensions: Error Code 3: API Usage "
+            "Error (node_of_min_out: at least 1 dimensions are required for input.)\n",
+            {("node_of_min_out", "api-usage", True)},
+        ),
+        (  # n180, n320: the layer is the last clause before the shape phrase
+            "Error[4]: kOPT values for profile 0 violate shape constraints: IShuffleLayer "
+            "/m.1/Reshape: reshaping failed for tensor: 18 reshape would change volume 2 to 4\n",
+            {("/m.1/Reshape", "shape", True)},
+        ),
+        (  # n266: a Python exception class is no layer
+            "polygraphy.exception.exception.PolygraphyException: Invalid Engine. Please ensure "
+            "the engine was built correctly\n",
+            set(),
+        ),
+        (  # n268: a quoted Myelin op after its kind, a skipped tactic (non-fatal)
+            "[11/18/2025-06:15:43] [TRT] [E] Error Code: 9: Skipping tactic 0x0000000000000000 "
+            "due to exception [api_compile.cpp:validate_copy_operation:4682] Slice operation "
+            '"/blk_1/Pad_12_slice" has incorrect fill value type, slice op requires fill value '
+            "type to be same as its input.\n",
+            {("/blk_1/Pad_12_slice", "tactic-failure", False)},
+        ),
+        (  # n186, n261, n314: API misuse wordings
+            "[TensorRT] ERROR: Loop_7: setRecurrence not called\n",
+            {("Loop_7", "api-usage", True)},
+        ),
+    ],
+)
+def test_batch2_reading_rules(
+    tmp_path: Path, text: str, expected: set[tuple[object, object, object]]
+) -> None:
+    assert _both(tmp_path, text) == expected
+
+
+def test_importer_node_on_a_continuation_line_before_a_bare_header(tmp_path: Path) -> None:
+    # n197: a log pasted without its logger prefix; the header has no output tensor
+    text = (
+        ": ModelImporter.cpp:123: Searching for input: Expand__98:0\n"
+        ": ModelImporter.cpp:129: enc/ReverseV2_ReverseSequence__7 [ReverseSequence] inputs: "
+        "[enc/transpose:0 -> (-1, -1, -1)], \n"
+        "While parsing node number 54 [ReverseSequence]:\n"
+        "ERROR: ModelImporter.cpp:134 In function parseGraph:\n"
+        "[8] No importer registered for op: ReverseSequence\n"
+    )
+    assert _both(tmp_path, text) == {
+        ("enc/ReverseV2_ReverseSequence__7", "parser-unsupported", True)
+    }

@@ -25,9 +25,12 @@ from typing import Any
 
 from trtsafe_lab.logs.layer_names import SAFETY, line_names
 from trtsafe_lab.logs.name_grammar import (
+    REFUSAL,
     cut_short,
     leading_name,
+    looks_like_strong_name,
     positional_names,
+    refused_names,
     tensor_names,
 )
 from trtsafe_lab.logs.records import Record
@@ -43,16 +46,22 @@ _PARSE_HEADER = re.compile(
 _DUMP_NAME = re.compile(r'^name: "(?P<name>.{0,4096})"\s*$')
 CONTEXT_RECORDS = 3  # records before a trigger whose importer node / error category it may use
 # "X [Op] inputs: [...]" (every version) and "Parsing node: X [Op]" (onnx-tensorrt 8.6+)
+# (matched after the "ModelImporter.cpp:NNN: " location when the line has one, else at its start)
 _IMPORTER_NODE = re.compile(
-    r"(?:ModelImporter\.cpp:\d{1,9}: |^)(?:(?P<name>[^\s\[][^\n]{0,1023}?)"
-    r" \[(?P<op>\w{1,64})\] inputs: "
+    r"(?:(?P<name>[^\s\[][^\n]{0,1023}?) \[(?P<op>\w{1,64})\] inputs: "
     r"|(?:Static check for )?[Pp]arsing node: (?P<parsing>[^\n]{1,1024}?) \[\w{1,64}\]\s*$)"
+)
+_IMPORTER_LOCATION = re.compile(r"ModelImporter\.cpp:\d{1,9}: ")
+# A line that ends where a name should follow ("... implementation for node" + newline + name)
+_WRAPPED_ENDINGS = ("node", "node:", "layer", "layer:", "-")
+_WRAPPED_BEFORE_NAME = re.compile(
+    r"\b(?:for|at|on) (?:node|layer):?\s{0,8}$|Invalid Node -\s{0,8}$"
 )
 _PARSER_ERROR = re.compile(
     r"(?:ModelImporter|importers?|onnxOpCheckers|onnx2trt\w{0,40})\.cpp:\d{1,9}"
     r" In function \w{1,200}:"
     r"|(?:^|\s)In function import\w+:|In node -?\d+ \(\w+\): [A-Z_]+:|INVALID_NODE|UNSUPPORTED_NODE"
-    r"|^Invalid Node - "
+    r"|^Invalid Node - |^Exception occurred in - "
 )
 
 # --- phase markers ---------------------------------------------------------------------------
@@ -70,11 +79,10 @@ _UNTAGGED_ERROR = re.compile(
     # what an untagged line states as impossible (apps that print TensorRT's or the parser's
     # errors without a severity: "Layer: X's output can not be used as shape tensor.")
     r"|\bcan ?not be\b|\bcannot be\b|\bmust not be\b|^Unsupported\b"
+    # the last line of a Python traceback / a thrown C++ error ("RuntimeError: [Error thrown
+    # at core/conversion/conversion.cpp:125] ...", Torch-TensorRT's TORCHTRT_CHECK)
+    r"|^(?:[A-Za-z_][\w.]{0,80}\.)?[A-Z]\w{0,60}(?:Error|Exception): "
 )
-# A framework's partitioner refusing a node: the node stays in the framework (non-fatal); the
-# notice is printed at DEBUG level (Torch-TensorRT dynamo aten_ops_converters.py), so it is a
-# finding whatever its severity.
-_REFUSAL = re.compile(r"converter rejected node ")
 _TACTIC_CONTENT = re.compile(r"Autotuner|[Ss]kipping tactic|computeCosts|getBestTactic")
 _RUNTIME_CONTENT = re.compile(
     r"[Dd]eserializ|Inference set up failed|Got invalid engine|enqueue\w{0,40} failed"
@@ -90,7 +98,7 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "parser-unsupported",
         re.compile(
             r"UNSUPPORTED_NODE|No importer registered|Plugin not found|could not find plugin"
-            r"|Unsupported operation|converter rejected"
+            r"|Unsupported operation|converter rejected|[Ff]alling back to PyTorch|run in PyTorch"
             r"|[Uu]nsupported (?:ONNX )?(?:data |input )?type"
             r"|In function check\w+:"
         ),
@@ -99,6 +107,7 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "parser-error",
         re.compile(
             r"While parsing node|In function (?:import|parse)\w*:|INVALID_NODE|Invalid Node"
+            r"|Exception occurred in - "
             r"|[Ff]ailed to parse|Parsing model failed|Fail(?:ed)? parsing|Parsing File Failed"
             r"|Failed to load ONNX"
         ),
@@ -111,6 +120,9 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     ("myelin", re.compile(r"[Mm]yelin|foreign node optimizations")),
+    # TensorRT's error class itself, before the wording: Error Code 3 is kINVALID_ARGUMENT /
+    # "API Usage Error" ("X: at least 1 dimensions are required for input." is an API misuse)
+    ("api-usage", re.compile(r"Error Code:? 3: ")),
     ("dla", re.compile(r"\bDLA\b|NVMEDIA_DLA|kDLA")),
     ("plugin", re.compile(r"[Pp]lugin")),
     (
@@ -118,7 +130,7 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"IShuffleLayer applied|broadcast|dimensions not compatible|Shape Error"
             r"|[Rr]eshap|kernel weights|weights in kernel|\bdimensions?\b|\bshapes?\b"
-            r"|out of bounds access|ISliceLayer|\baxis\b"
+            r"|out of bounds access|ISliceLayer|\baxis\b|output extent"
         ),
     ),
     (
@@ -136,7 +148,8 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "api-usage",
         re.compile(
-            r"API Usage Error|Parameter check failed"
+            r"API Usage Error|Parameter check failed|\bnot called\b|\bout of range\b"
+            r"|incompatible (?:input )?(?:data ?)?types?\b"
             # a layer's input-type constraint: "X: elementwise inputs must not be Int32"
             r"|\b(?:must|can ?not|cannot) (?:not )?be (?:of type )?k?"
             r"(?:Int32|Int64|Int8|Float|Half|Bool|INT32|INT64|INT8|FLOAT|HALF|BOOL|UINT8)\b"
@@ -217,9 +230,10 @@ class ParseState:
     header_text: str = ""
     header_category: str = ""  # category of the error just before the header
     recent_names: list[str] = field(default_factory=list)  # names of the last reported records
+    recent_tensors: list[str] = field(default_factory=list)  # tensors they named
     # per-text results of the pure rules, for messages the log repeats (see _TextCache)
     category_of: Callable[[str], str] = field(
-        default_factory=lambda: _TextCache(_category_uncached)
+        default_factory=lambda: _TextCache(_message_category)
     )
     grammar_of: Callable[[str], tuple[tuple[str, ...], tuple[str, ...], str]] = field(
         default_factory=lambda: _TextCache(_line_grammar_uncached)
@@ -308,13 +322,42 @@ def _category_uncached(message: str) -> str:
 
 def _line_grammar_uncached(text: str) -> tuple[tuple[str, ...], tuple[str, ...], str]:
     """(tensor names, candidate layer names, the line's own category) of one line."""
-    candidates = positional_names(text)
+    candidates = refused_names(text) + positional_names(text)
     leading = leading_name(text)
-    if leading:
+    if leading and leading not in candidates:
         candidates.append(leading)
     candidates = [n for n in candidates if not (_API_NAME.match(n) or _ENUM_NAME.match(n))]
-    category = _category_uncached(text) if candidates else ""
+    category = _category_uncached(masked(text, candidates)) if candidates else ""
     return tuple(tensor_names(text)), tuple(candidates), category
+
+
+def masked(text: str, names: list[str]) -> str:
+    """``text`` with the names blanked out, so that a name's words ("Reshape_3", "/conv/Conv")
+    do not decide the category of the sentence around it."""
+    for name in sorted(names, key=len, reverse=True):
+        text = text.replace(name, "X")
+    return text
+
+
+# Where TensorRT raised it, when the wording says nothing: the builder's shape analyzer
+# ("[graphShapeAnalyzer.cpp::...::analyzeShapes::2084] ... (ITopKLayer /TopK: K exceeds ...)")
+_SHAPE_LOCATION = re.compile(r"[Ss]hapeAnalyzer|analyzeShapes|shapeMachine|ShapeNodeRemover")
+
+
+def _message_category(message: str) -> str:
+    """The category of a record's wording; tokens shaped like layer names are blanked first
+    (``Reshape_3: Using attribute allowzero ...`` is no shape error)."""
+    category = _category_uncached(message)
+    if not category:
+        return "shape" if _SHAPE_LOCATION.search(message) else ""
+    words = " ".join(
+        "X" if looks_like_strong_name(token.strip("'\"()[]{},;")) else token
+        for token in message.split()
+    )
+    category = _category_uncached(words)
+    if category in ("", "internal-error") and _SHAPE_LOCATION.search(message):
+        return "shape"
+    return category
 
 
 def _line_names_uncached(text: str) -> tuple[tuple[str, str], ...]:
@@ -467,7 +510,8 @@ def _grammar_names(
 ) -> list[str]:
     """Add the names standing where TensorRT's grammar puts layers; return tensor names.
 
-    See :mod:`trtsafe_lab.logs.name_grammar`. A name also mentioned as a tensor is a tensor.
+    See :mod:`trtsafe_lab.logs.name_grammar`. A name also mentioned as a tensor (here or in
+    one of the last :data:`MAX_RECENT_NAMES` reported records) is a tensor.
     """
     tensors: list[str] = []
     for line_no, text in record.lines:
@@ -476,10 +520,16 @@ def _grammar_names(
             if tensor not in tensors:
                 tensors.append(tensor)
         for name in candidates:
+            if name in state.recent_tensors:
+                continue
             if name not in tensors and not any(name in found for found in seen):
                 seen.add(name)
                 # the category its own line implies ("X: inputs must have the same shape")
                 findings.append(LogFinding(name, line_no, line_category))
+    for tensor in tensors:
+        if tensor not in state.recent_tensors:
+            state.recent_tensors.insert(0, tensor)
+    del state.recent_tensors[MAX_RECENT_NAMES:]
     return tensors
 
 
@@ -513,18 +563,32 @@ def examine(record: Record, state: ParseState) -> LogFacts:
     for index, (line_no, text) in enumerate(record.lines):
         if record.hit:
             _update_block(state, _dump_text(text) if index == 0 else text, line_no)
-        for name, category in state.names_of(text):
+        named = state.names_of(text)
+        if (
+            not named
+            and index + 1 < len(record.lines)
+            and text.rstrip().endswith(_WRAPPED_ENDINGS)
+            and _WRAPPED_BEFORE_NAME.search(text)
+        ):
+            # a hard-wrapped message: the name stands alone on the next line
+            named = state.names_of(text.rstrip() + " " + record.lines[index + 1][1].strip())
+        for name, category in named:
             if name not in seen:
                 seen.add(name)
                 findings.append(LogFinding(name, line_no, category))
-    importer = _IMPORTER_NODE.search(record.lines[0][1]) if record.lines else None
+    importer = None  # the last importer line of the record (a pasted log may lose its tags)
+    for _, text in record.lines:
+        if "] inputs: " in text or "arsing node: " in text:
+            importer_at = _IMPORTER_LOCATION.search(text)
+            start = importer_at.end() if importer_at else 0
+            importer = _IMPORTER_NODE.match(text, start) or importer
     parser_error = record.hit and _PARSER_ERROR.search(message) is not None
     if parser_error:
         if not findings:
             fallback = (
                 state.dump_name
                 or state.header_output
-                or ("" if state.header_seen else _recent_importer_node(state))
+                or _recent_importer_node(state)  # a header without output, no dump
             )
             if fallback:
                 findings.append(LogFinding(fallback, record.line))
@@ -545,10 +609,14 @@ def examine(record: Record, state: ParseState) -> LogFacts:
         (
             importer_node,
             category if severity in ERRORISH else "",
-            parser_error or (record.hit and _PARSE_HEADER.search(message) is not None),
+            parser_error,
         )
     )
-    refusal = record.hit and _REFUSAL.search(message) is not None
+    refusal = (
+        record.hit
+        and ("rejected node" in message or "PyTorch" in message)
+        and REFUSAL.search(message) is not None
+    )
     tensors: list[str] = []
     if record.hit and not framing and (
         refusal or _reportable_without_names(severity, category)
@@ -573,6 +641,8 @@ def examine(record: Record, state: ParseState) -> LogFacts:
         and bool(category)
         and category not in NON_FATAL
         and "kipping tactic" not in message
+        # ONNX Runtime's TensorRT EP: a node the parser rejects goes to another provider
+        and not (prefix.source == "onnxruntime" and category.startswith("parser-"))
     )
     if record.hit and severity in ERRORISH:
         state.last_error_category = category

@@ -5,15 +5,16 @@ a trigger (both in the full parse and in the streaming scan), so the scan may sk
 between matches without changing the result.
 
 Each trigger is a first byte that is rare-ish in verbose logs (``E``, ``W``, ``I``, ``F``,
-``!``, ``L``, ``j``) followed by one of a few *tails* (a trigger may start inside a word: the
-phrase ``rejected node`` is found from its ``j``); every tail starts with a literal (its
-*head*), so the first two or three bytes of any match are known in advance (:data:`PREFIXES2`,
-:data:`PREFIXES3`). The scan uses that to reject almost every candidate position with a few
-vectorised numpy operations before running a regular expression on what is left.
+``!``, ``L``, ``j``, ``P``, ``N``) followed by one of a few *tails* (a trigger may start inside
+a word: the phrase ``rejected node`` is found from its ``j``); every tail starts with a literal
+(its *head*), so the first two or three bytes of any match are known in advance
+(:data:`PREFIXES2`, :data:`PREFIXES3`). The scan uses that to reject almost every candidate
+position with a few vectorised numpy operations before running a regular expression on what is
+left.
 
 Two kinds of trigger: *error* triggers (severity tags and words, ONNX-parser lines, a
-``Layer:`` label, a converter's rejected node) and *phase
-markers* (INFO lines that start the parse, build or runtime phase).
+``Layer:`` label, a converter's refusal, an app logger's TensorRT tag) and *phase markers* (INFO
+lines that start the parse, build or runtime phase).
 """
 
 from __future__ import annotations
@@ -53,6 +54,10 @@ _TAILS: dict[bytes, tuple[tuple[tuple[bytes, bytes], ...], tuple[tuple[bytes, by
     # A framework's converter refusing a node ("converter rejected node X", Torch-TensorRT's
     # DEBUG-level partitioning notice): matched from its rare "j", not its common "r".
     b"j": (((b"ected node", b""),), ()),
+    # its validators' "Falling back to PyTorch" / "will run in PyTorch" (see name_grammar.REFUSAL)
+    b"P": (((b"yTorch", b""),), ()),
+    # an app logger's tag for TensorRT's messages (tensorRT_Pro: "[error][f.cpp:30]:NVInfer: ")
+    b"N": (((b"VInfer: ", b""),), ()),
 }
 
 
