@@ -10,6 +10,8 @@ against: ``shared:NNN.log`` in ``../shared/corpus/build-logs/cases`` or ``train:
 ``tests/data/logs/cases``).
 
 Entries are tried in file order; the first whose category and texts match explains the row.
+The follow-ups ("Engine could not be created", "Failed to parse onnx file", ...) come last: a
+message that holds a specific failure and its follow-up is explained by the failure.
 Whitespace runs of the message (a wrapped line, TensorRT 10's indented continuation) count as one
 space, so a text with single spaces matches a message wrapped anywhere.
 """
