@@ -1,11 +1,18 @@
 """Failure signatures: the same failure across many logs, whatever its names and numbers.
 
-:func:`signature` normalises one finding's message: the layer, its members and tensors, quoted
-strings and names standing where TensorRT's grammar puts names become ``<name>``; timestamps
-``<time>``; file paths ``<path>``; hexadecimal ids (tactics, addresses) ``<hex>``; sizes with a
-unit ``<size>``; dimension lists ``<dims>``; other numbers ``<n>``. ``Error Code N`` and
-``Error[N]`` keep their number (it is TensorRT's error family), and source locations keep the
-file and function (``[optimizer.cpp::computeCosts::<n>]``). Whitespace runs become one space.
+:func:`signature` normalises one finding's message. First the record that holds the finding
+is picked (a message holds several when the log's logger was not recognised) and what differs
+between loggers, tools and TensorRT versions is dropped: logger prefixes, the ``Error Code N:
+Kind (...)`` wrapper (TensorRT 5-7: ``file.cpp (N) - Kind Error in f: N (...)``), the ONNX
+parser's wrapper of each parser version (``In <importer>: <reason>``), TensorRT 10's ``In f at
+file:line``. Then the layer, its members and tensors, quoted strings and names standing where
+TensorRT's grammar puts names become ``<name>``; timestamps ``<time>``; file paths ``<path>``;
+tactic ids (hex or decimal) ``<tactic>``; other hexadecimal ids ``<hex>``; sizes with a unit
+``<size>``; dimension lists ``<dims>`` (symbolic extents count as numbers); other numbers
+``<n>``. ``Error Code N`` and ``Error[N]`` keep their number (it is TensorRT's error family),
+and source locations keep file and function (``[optimizer.cpp::computeCosts::<n>]``, MSVC's
+namespaces dropped). Whitespace runs become one space. Logs whose wordings of one failure differ
+share the row's ``explanation_id`` instead (tests/test_logs_signatures.py states the rule).
 
 :func:`failure_signatures` groups the failure rows of many logs by (signature, category):
     signature, category, count (failure rows), log_count, logs (tuple of log names, in order of
