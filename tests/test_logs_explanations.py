@@ -95,3 +95,10 @@ def test_a_wrapped_message_matches_like_one_line() -> None:
     failures = analyze_log(PROJECT / "cases" / "n224.log").failures
     assert "no-implementation-foreignnode" in set(failures[columns.EXPLANATION_ID])
 
+
+
+def test_tensorrt_llm_runtime_deserialize_failure_is_explained() -> None:
+    # train n170: Triton's glog line around "[TensorRT-LLM][ERROR] Assertion failed: Failed to
+    # deserialize cuda engine (.../tllmRuntime.cpp:74)"
+    failures = analyze_log(PROJECT / "cases" / "n170.log").failures
+    assert "engine-deserialization-failed" in set(failures[columns.EXPLANATION_ID])
