@@ -204,3 +204,20 @@ def test_importer_node_on_a_continuation_line_before_a_bare_header(tmp_path: Pat
     assert _both(tmp_path, text) == {
         ("enc/ReverseV2_ReverseSequence__7", "parser-unsupported", True)
     }
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # pybind11's argument errors name a Python function, not a layer
+        "TypeError: deserialize_cuda_engine(): incompatible function arguments. The following "
+        "argument types are supported:\n",
+        "TypeError: pybind11::init(): factory function returned nullptr\n",
+        # TensorFlow's "{{node X}}" is a TensorFlow node, not a TensorRT layer
+        "2021-12-16 02:59:55.224076: E tensorflow/core/common_runtime/executor.cc:640] Executor "
+        "failed to create kernel. Not found: No registered OpKernel for 'GPU' devices "
+        "compatible with node {{node StatefulPartitionedCall/Postprocessor/NMS}}\n",
+    ],
+)
+def test_lines_that_name_no_layer(tmp_path: Path, text: str) -> None:
+    assert _both(tmp_path, text) == set()

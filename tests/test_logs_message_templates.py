@@ -218,3 +218,28 @@ def test_parser_error_description_in_every_wrapper(
         named = "{node}" in desc["template"] or "{node}" in wrapper["template"]
         assert layers == ({name} if named else set()), (text, layers)
         assert all(r["category"].startswith("parser-") for r in rows if r["layer"])
+
+
+CONTEXT = [
+    row for row in ROWS
+    if row["severity"] == "verbose" and row["template"].startswith(("{node} [{op}] inputs:",
+                                                                      "Parsing node: {node}"))
+]
+
+
+@pytest.mark.parametrize("row", CONTEXT, ids=[_row_id(r) for r in CONTEXT])
+def test_importer_context_names_the_node_of_a_nameless_parser_error(
+    tmp_path: Path, row: dict[str, str]
+) -> None:
+    """The verbose line the importer prints when it starts a node names the node that a
+    following parser error (which carries only the node's index) is about."""
+    error = "In node 3 (importResize): UNSUPPORTED_NODE: Assertion failed: scales.is_weights()"
+    for name in _names(row):
+        if " " in name and not _DELIMITED.search(row["template"]):
+            continue
+        rows = _read(tmp_path, _render(row, name) + "\n" + error)
+        assert {r["layer"] for r in rows if r["layer"]} == {name}, (row["template"], name)
+
+
+def test_there_are_importer_context_templates() -> None:
+    assert len(CONTEXT) >= 2

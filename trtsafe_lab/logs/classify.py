@@ -327,11 +327,11 @@ def _line_grammar_uncached(text: str) -> tuple[tuple[str, ...], tuple[str, ...],
     if leading and leading not in candidates:
         candidates.append(leading)
     candidates = [n for n in candidates if not (_API_NAME.match(n) or _ENUM_NAME.match(n))]
-    category = _category_uncached(masked(text, candidates)) if candidates else ""
+    category = _category_uncached(_masked(text, candidates)) if candidates else ""
     return tuple(tensor_names(text)), tuple(candidates), category
 
 
-def masked(text: str, names: list[str]) -> str:
+def _masked(text: str, names: list[str]) -> str:
     """``text`` with the names blanked out, so that a name's words ("Reshape_3", "/conv/Conv")
     do not decide the category of the sentence around it."""
     for name in sorted(names, key=len, reverse=True):

@@ -211,8 +211,10 @@ def _leading_at(text: str, start: int, *, strong_then_word: bool) -> str:
         return ""
     if _API_OR_ENUM.match(name):  # "IBuilder::buildSerializedNetwork: ...", "UNSUPPORTED_STATE:"
         return ""
-    if _LABEL_WORD.search(name) or _EXCEPTION_CLASS.match(name):
-        return ""  # "trt_module_node: X ...", "polygraphy.exception.PolygraphyException: ..."
+    if _LABEL_WORD.search(name) or _EXCEPTION_CLASS.match(name) or name.endswith("()"):
+        # "trt_module_node: X ...", "polygraphy.exception.PolygraphyException: ...", pybind11's
+        # "TypeError: deserialize_cuda_engine(): incompatible function arguments"
+        return ""
     if text.startswith(":", after) and looks_like_name(name):
         return name
     if after == len(text.rstrip()) and _TORCH2TRT_ALONE.fullmatch(name + " "):
@@ -269,6 +271,8 @@ def positional_names(text: str) -> list[str]:
     if "ode" in text or "ayer" in text:
         for match in itertools.islice(AFTER_WORD.finditer(text), MAX_MATCHES):
             name = name_token(text, match.end())
+            if name.startswith("{{"):
+                continue  # TensorFlow's "{{node X}}": a TensorFlow node, not a TensorRT layer
             at_end = match.end() + len(name) >= len(text.rstrip(". "))
             if looks_like_name(name) or (name and at_end):
                 found.append(name)

@@ -145,58 +145,51 @@ def _cpp_literal(token: str) -> str:
     return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), body)
 
 
-def _split_top(text: str, separators: tuple[str, ...]) -> list[str]:
-    """Split ``text`` at the separators where no bracket or string is open."""
-    parts: list[str] = []
+def _literal_end(text: str, index: int, stops: str) -> int:
+    """Index just past the string / char literal opening at ``text[index]`` (escapes skipped;
+    it also ends at any character of ``stops``)."""
+    close = index + 1
+    while close < len(text) and text[close] != text[index] and text[close] not in stops:
+        close += 2 if text[close] == "\\" else 1
+    return close + 1
+
+
+def _code(text: str, start: int = 0) -> Iterator[tuple[int, str, int]]:
+    """(index, character, bracket depth before it) of the characters outside literals."""
     depth = 0
-    start = 0
-    index = 0
+    index = start
     while index < len(text):
         char = text[index]
         if char in "\"'":
-            close = index + 1
-            while close < len(text) and text[close] != char:
-                close += 2 if text[close] == "\\" else 1
-            index = close + 1
+            index = _literal_end(text, index, "")
             continue
+        yield index, char, depth
         if char in "([{":
             depth += 1
         elif char in ")]}":
             depth -= 1
-        elif depth == 0:
-            for separator in separators:
-                if text.startswith(separator, index):
-                    parts.append(text[start:index])
-                    index += len(separator)
-                    start = index
-                    break
-            else:
-                index += 1
-            continue
         index += 1
+
+
+def _split_top(text: str, separators: tuple[str, ...]) -> list[str]:
+    """Split ``text`` at the separators where no bracket or string is open."""
+    parts: list[str] = []
+    start = 0
+    for index, _, depth in _code(text):
+        if depth == 0 and index >= start:
+            separator = next((s for s in separators if text.startswith(s, index)), "")
+            if separator:
+                parts.append(text[start:index])
+                start = index + len(separator)
     parts.append(text[start:])
     return [part.strip() for part in parts]
 
 
 def _balanced_args(text: str, open_at: int) -> tuple[str, int]:
     """The text inside the parentheses opening at ``text[open_at]`` and the index after them."""
-    depth = 0
-    index = open_at
-    while index < len(text):
-        char = text[index]
-        if char in "\"'":
-            close = index + 1
-            while close < len(text) and text[close] != char:
-                close += 2 if text[close] == "\\" else 1
-            index = close + 1
-            continue
-        if char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-            if depth == 0:
-                return text[open_at + 1 : index], index + 1
-        index += 1
+    for index, char, depth in _code(text, open_at):
+        if char in ")]}" and depth == 1:
+            return text[open_at + 1 : index], index + 1
     return text[open_at + 1 :], len(text)
 
 
@@ -215,23 +208,9 @@ def _cpp_template(parts: list[str]) -> str:
 
 def _statement_end(text: str, start: int) -> int:
     """Index of the ``;`` ending the statement that starts at ``start`` (strings skipped)."""
-    index = start
-    depth = 0
-    while index < len(text):
-        char = text[index]
-        if char in "\"'":
-            close = index + 1
-            while close < len(text) and text[close] != char:
-                close += 2 if text[close] == "\\" else 1
-            index = close + 1
-            continue
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-        elif char == ";" and depth <= 0:
+    for index, char, depth in _code(text, start):
+        if char == ";" and depth <= 0:
             return index
-        index += 1
     return len(text)
 
 
@@ -242,11 +221,9 @@ def _strip_comments(text: str) -> str:
     while index < len(text):
         char = text[index]
         if char == '"':
-            close = index + 1
-            while close < len(text) and text[close] not in '"\n':
-                close += 2 if text[close] == "\\" else 1
-            out.append(text[index : close + 1])
-            index = close + 1
+            close = _literal_end(text, index, "\n")
+            out.append(text[index:close])
+            index = close
         elif text.startswith("//", index):
             end = text.find("\n", index)
             end = len(text) if end < 0 else end
