@@ -138,6 +138,17 @@ def test_shape_prefixes_and_locations_collapse_on_real_logs() -> None:
     )
     # n088: docker compose's "http       | [E] [TRT] 1: [raiiMyelinGraph.h::...]" = n087's
     assert _signatures("n087.log") & _signatures("n088.log")
+    # n131: the compose prefix alone on the next line ("tensorrt_translation  |") is not part of
+    # the message: n131 and n290 (trtexec, no compose) print one failure
+    if_shapes = (
+        "<name>: IIfConditionalOutputLayer inputs must have the same shape. Shapes are <dims> and "
+        "<dims>"
+    )
+    assert if_shapes in _signatures("n131.log") & _signatures("n290.log")
+    # n098: a logger with no prefixes at all; the next sentence ("Network validation failed.")
+    # is another message, so n098 and n304 (TensorRT 7's python logger) print one failure
+    assert _signatures("n098.log") == {"Layer: <name>'s output can not be used as shape tensor"}
+    assert "Layer: <name>'s output can not be used as shape tensor" in _signatures("n304.log")
 
 
 def test_onnx_parser_wrappers_of_parser_versions_collapse_on_real_logs() -> None:

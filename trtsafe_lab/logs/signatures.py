@@ -78,9 +78,11 @@ _LOGGER_TOKEN = re.compile(
 MAX_PREFIX_TOKENS = 24
 # A line of the message that starts another logger record (the record splitter did not know the
 # logger): a timestamp, a bracketed severity, a glog letter+date, "ERROR:"/"ERROR<TAB>", after a
-# markdown mark ("**_[08/14/2025-19:33:23] [E] ...", n116) or a compose service ("http | ", n088).
+# markdown mark ("**_[08/14/2025-19:33:23] [E] ...", n116); a compose service's prefix ("http | ",
+# n088; alone on a line in n131).
 _RECORD_START = re.compile(
-    r"(?:[\w-]{1,40} {1,40}\| )?[*_>\s]{0,4}\[?(?:"
+    r"[\w-]{1,40} {1,40}\|(?: (?=\S)|\s*$)"
+    r"|[*_>\s]{0,4}\[?(?:"
     + _TIME + r"\]?(?=[:\t ]|$)"
     r"|\[(?:[\w -]{0,40} )?(?:" + _SEVERITY + r"|[EWIVF])\]"
     r"|[EWIF]\d{4} \d"
@@ -172,10 +174,17 @@ def _reason(message: str) -> str:
 
 
 def _records(message: str) -> list[str]:
-    """The logger records inside one message: a line that starts another record splits it."""
+    """The logger records inside one message: a line that starts another record splits it, and
+    so does an unindented capitalised line after a finished sentence (loggers that print no
+    prefix at all: "Layer: X's output can not be used as shape tensor.\nNetwork validation
+    failed.", n098)."""
     records: list[str] = []
     for line in message.split("\n"):
-        if records and not line[:1].isspace() and _RECORD_START.match(line) is not None:
+        after_sentence = bool(records) and records[-1].rstrip().endswith(".") and line[:1].isupper()
+        starts = not line[:1].isspace() and (
+            after_sentence or _RECORD_START.match(line) is not None
+        )
+        if records and starts:
             records.append(line)
         elif records:
             records[-1] += "\n" + line
