@@ -43,6 +43,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "trtsafe_lab.logs.names", "trtsafe_lab.logs.layer_names", "trtsafe_lab.logs.classify",
         "trtsafe_lab.logs.parser", "trtsafe_lab.logs.scan", "trtsafe_lab.logs.tables",
         "trtsafe_lab.logs.onnx", "trtsafe_lab.logs.name_grammar", "trtsafe_lab.logs.explanations",
+        "trtsafe_lab.logs.signature_text",
         "trtsafe_lab.logs.build_summary",
         "trtsafe_lab.logs._messages", "trtsafe_lab.logs._messages.derive",
         "trtsafe_lab.trtexec.version", "trtsafe_lab.trtexec.options", "trtsafe_lab.trtexec.rules",

@@ -1,4 +1,5 @@
-"""Failure signatures group the same failure across real logs (trtsafe_lab.logs.signatures)."""
+"""Failure signatures group the same failure across real logs (trtsafe_lab.logs.signatures,
+signature_text)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from trtsafe_lab.logs.signatures import failure_signatures, signature
+from trtsafe_lab.logs.signature_text import signature
+from trtsafe_lab.logs.signatures import failure_signatures
 
 PROJECT = Path(__file__).parent / "data" / "logs"
 CASES = PROJECT / "cases"
