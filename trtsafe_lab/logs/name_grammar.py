@@ -71,7 +71,7 @@ MAX_CLAUSES = 16  # ": " separators tried per line
 # "tensor X", "Tensor 'X'"; a network input is a tensor too ("UFFParser: Failed to parseInput
 # for node input_1": the UFF INPUT node becomes the network's input tensor)
 _TENSOR = re.compile(
-    r"\b[Tt]ensors?:? (?:named )?(?=['\"(]|[^\s'\"]{0,4096}[/_.:\d])|Input for node "
+    r"\b[Tt]ensors?:? (?:named |with name )?(?=['\"(]|[^\s'\"]{0,4096}[/_.:\d])|Input for node "
 )
 _SOURCE_FILE = re.compile(r"\.(?:cpp|cc|cu|h|hpp|py)(?::\d+)?$")
 _NUMBERISH = re.compile(r"^(?:0x[0-9a-fA-F]+|[\d.,:x*-]+)$")
