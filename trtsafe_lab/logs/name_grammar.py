@@ -27,8 +27,11 @@ MAX_NAME_CHARS = 4096
 MAX_MATCHES = 64
 
 AFTER_WORD = re.compile(
-    r"\b(?:for|at|on|in|of|with|from|rejected|convert|producing) (?:the )?(?:[Nn]ode|[Ll]ayer)"
-    r"(?::\s?| )"
+    # "output extent of node X", "name of the node X"; not TensorFlow's graph error "Input 0 of
+    # node X was passed float from ..." (a TensorFlow node)
+    r"\b(?:(?:for|at|on|in|with|from|rejected|convert|producing) (?:the )?"
+    r"|(?<![Ii]nput \d )of (?:the )?)"
+    r"(?:[Nn]ode|[Ll]ayer)(?::\s?| )"
 )
 _SPLIT_DLA = re.compile(r"Splitting DLA subgraph at: ")
 # A message that starts with a label: "Layer: Where_493's output can not be used as shape tensor.",
