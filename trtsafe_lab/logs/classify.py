@@ -341,6 +341,7 @@ def _masked(text: str, names: list[str]) -> str:
 
 # Where TensorRT raised it, when the wording says nothing: the builder's shape analyzer
 # ("[graphShapeAnalyzer.cpp::...::analyzeShapes::2084] ... (ITopKLayer /TopK: K exceeds ...)")
+_CODE_FILE = re.compile(r"\.(?:cpp|cc|cu|h|hpp|py)\b")
 _SHAPE_LOCATION = re.compile(r"[Ss]hapeAnalyzer|analyzeShapes|shapeMachine|ShapeNodeRemover")
 
 
@@ -351,7 +352,8 @@ def _message_category(message: str) -> str:
     if not category:
         return "shape" if _SHAPE_LOCATION.search(message) else ""
     words = " ".join(
-        "X" if looks_like_strong_name(token.strip("'\"()[]{},;")) else token
+        "X" if looks_like_strong_name(token.strip("'\"()[]{},;")) and not _CODE_FILE.search(token)
+        else token  # a source location ("[myelinBuilderUtils.cpp::...]") keeps its words
         for token in message.split()
     )
     category = _category_uncached(words)
