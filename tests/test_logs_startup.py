@@ -1,9 +1,10 @@
-"""``trtsafe-lab failures`` starts light (issue 11's speed item): no pandas for a clean log, and
-the fast path prints exactly what the table path prints."""
+"""``trtsafe-lab failures`` starts light (issue 11's speed item): no pandas for the table and
+JSON output, and that fast path prints exactly what the DataFrame path prints."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -26,7 +27,11 @@ sys.exit(code)
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-c", CODE, "failures", *args], capture_output=True, text=True, check=True
+        [sys.executable, "-c", CODE, "failures", *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "COLUMNS": "100"},  # the table's width
     )
 
 
@@ -49,12 +54,23 @@ def test_a_clean_log_needs_no_pandas(corpus_dir: Path, tmp_path: Path, form: str
         assert result.stdout == "no failures found\n"
 
 
-def test_rows_still_go_through_the_table_path(corpus_dir: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("form", ["table", "json"])
+def test_rows_print_what_the_table_path_prints_without_pandas(
+    corpus_dir: Path, form: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from trtsafe_lab.logs.tables import to_records
+    from trtsafe_lab.logs.text_views import format_failures
+
     log = corpus_dir / "build-logs" / "cases" / "060.log"
-    result = _run(str(log), "--format", "json")
-    assert "pandas" in result.stderr
-    rows = json.loads(result.stdout)["failures"]
-    assert [row["layer"] for row in rows] == list(analyze_log(log).failures["layer"])
+    result = _run(str(log), "--format", form)
+    assert "IMPORTED []" in result.stderr
+    monkeypatch.setenv("COLUMNS", "100")
+    table = analyze_log(log).failures
+    assert len(table) > 1
+    if form == "json":
+        assert json.loads(result.stdout) == {"failures": to_records(table)}
+    else:
+        assert result.stdout == format_failures(table)
 
 
 def test_importing_the_logs_package_does_not_import_pandas() -> None:

@@ -18,7 +18,7 @@ feeds the same number of records before each trigger, so both read the same cont
 from __future__ import annotations
 
 import re
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,10 +39,12 @@ ERRORISH = frozenset({"error", "internal_error", "critical"})
 REPORTED = ERRORISH | {"warning", ""}
 
 # --- ONNX parser blocks ----------------------------------------------------------------------
-_PARSE_HEADER = re.compile(
-    r"While parsing node number (?P<index>-?\d+) \[(?P<op>[^\]\s]*)"
-    r"(?: -> \"(?P<out>.{0,4096})\")?\]"
-)
+# ``While parsing node number N [Op -> "out"]``: the head by a pattern, the quoted output (at
+# most MAX_HEADER_OUTPUT characters, no newline, up to the last '"]') by str.rfind. As one
+# pattern, ``(?: -> "(?P<out>.{0,4096})")?\]``, it backtracked 4096 characters at every head
+# of a line that repeats the head without a closing '"]' (0.25 MB/s); see _search_header.
+_PARSE_HEADER_HEAD = re.compile(r"While parsing node number (?P<index>-?\d+) \[(?P<op>[^\]\s]*)")
+MAX_HEADER_OUTPUT = 4096
 _DUMP_NAME = re.compile(r'^name: "(?P<name>.{0,4096})"\s*$')
 CONTEXT_RECORDS = 3  # records before a trigger whose importer node / error category it may use
 # "X [Op] inputs: [...]" (every version) and "Parsing node: X [Op]" (onnx-tensorrt 8.6+)
@@ -222,10 +224,9 @@ class ParseState:
     dump_name: str = ""
     in_dump: bool = False
     dump_depth: int = 0
-    # (importer node, error category, ends a node import) of the last CONTEXT_RECORDS records
-    recent: deque[tuple[str, str, bool]] = field(
-        default_factory=lambda: deque(maxlen=CONTEXT_RECORDS)
-    )
+    # (importer node, error category, ends a node import) of the last CONTEXT_RECORDS records;
+    # a tuple replaced per record (hashable: the record cache keys readings on it)
+    recent: tuple[tuple[str, str, bool], ...] = ()
     header_line: int = 0
     header_text: str = ""
     header_category: str = ""  # category of the error just before the header
@@ -397,13 +398,52 @@ def _location(message: str) -> tuple[str, str]:
     return ("", api.group("func")) if api else ("", "")
 
 
+@dataclass(frozen=True)
+class HeaderMatch:
+    """What the single pattern ``While parsing node number (?P<index>-?\\d+)
+    \\[(?P<op>[^\\]\\s]*)(?: -> "(?P<out>.{0,4096})")?\\]`` finds with ``re.search``:
+    ``whole`` (its group 0), ``index``, ``op`` and ``out`` (None without an output)."""
+
+    whole: str
+    index: str
+    op: str
+    out: str | None
+
+
+def _search_header(text: str) -> HeaderMatch | None:
+    """The first ONNX-parser node header in ``text`` (see :class:`HeaderMatch`).
+
+    Heads are tried at each occurrence of the literal in turn (one may start inside the
+    previous head's op run, which holds no space); a head ends before the next occurrence's
+    first space, so each is handed only the text up to there (linear in all)."""
+    literal = "While parsing node number "
+    position = text.find(literal)
+    while position != -1:
+        following = text.find(literal, position + 1)
+        endpos = len(text) if following == -1 else following + 5  # "While" then a space
+        head = _PARSE_HEADER_HEAD.match(text, position, endpos)
+        if head is not None:
+            index, op, end = head.group("index"), head.group("op"), head.end()
+            if text.startswith(' -> "', end):
+                start = end + 5
+                limit = min(len(text), start + MAX_HEADER_OUTPUT + 2)
+                newline = text.find("\n", start, limit)
+                close = text.rfind('"]', start, limit if newline == -1 else newline)
+                if close != -1:
+                    return HeaderMatch(text[position : close + 2], index, op, text[start:close])
+            if text.startswith("]", end):
+                return HeaderMatch(text[position : end + 1], index, op, None)
+        position = following
+    return None
+
+
 def _update_block(state: ParseState, text: str, line_no: int) -> None:
-    header = _PARSE_HEADER.search(text)
+    header = _search_header(text)
     if header is not None:
         state.header_seen = True
-        state.header_output = header.group("out") or ""
+        state.header_output = header.out or ""
         state.header_line = line_no
-        state.header_text = header.group(0)
+        state.header_text = header.whole
         state.header_category = _recent_error_category(state) or state.last_error_category
         state.dump_name = ""
         state.in_dump = False
@@ -557,7 +597,7 @@ def examine(record: Record, state: ParseState) -> LogFacts:
     seen: set[str] = set()
     abandoned: BlockFinding | None = None
     first = _dump_text(record.lines[0][1]) if record.lines else ""
-    framing = state.in_dump or _PARSE_HEADER.search(first) is not None or first.strip() in (
+    framing = state.in_dump or _search_header(first) is not None or first.strip() in (
         "--- Begin node ---",
         "--- End node ---",
     )
@@ -595,7 +635,7 @@ def examine(record: Record, state: ParseState) -> LogFacts:
             if fallback:
                 findings.append(LogFinding(fallback, record.line))
         _reset_block(state)
-    elif before is not None and (not framing or _PARSE_HEADER.search(message)):
+    elif before is not None and (not framing or _search_header(message)):
         # A node block that no parser error followed: the reason line was cut or lost.
         abandoned = before
         if not framing:
@@ -607,13 +647,8 @@ def examine(record: Record, state: ParseState) -> LogFacts:
     if not severity and (parser_error or _UNTAGGED_ERROR.search(message)):
         severity = "error"  # an application printing the ONNX parser's or TensorRT's errors
     importer_node = (importer.group("name") or importer.group("parsing")) if importer else ""
-    state.recent.append(
-        (
-            importer_node,
-            category if severity in ERRORISH else "",
-            parser_error,
-        )
-    )
+    entry = (importer_node, category if severity in ERRORISH else "", parser_error)
+    state.recent = (*state.recent, entry)[-CONTEXT_RECORDS:]
     refusal = (
         record.hit
         and ("rejected node" in message or "PyTorch" in message)

@@ -22,8 +22,9 @@ def _cli(args: argparse.Namespace) -> int:
 
     scanned: list[list[dict[str, Any]]] = []
     if args.onnx is None and not args.summary:
-        # The plain failure table: the streaming scan first, pandas only when there are rows
-        # to show (start-up is most of the time on a clean log).
+        # The plain failure table: the streaming scan first; pandas only for --group and CSV.
+        # The table and JSON are printed from the scan's rows (what analyze_log(path).failures
+        # holds, without building the DataFrame: most of the time on an error-dense log).
         from trtsafe_lab.logs.scan import scan_failures
 
         for path in args.logs:
@@ -31,8 +32,8 @@ def _cli(args: argparse.Namespace) -> int:
                 scanned.append(scan_failures(path))
             except LogReadError as err:
                 raise UsageError(str(err)) from err
-        if not args.group and args.format != "csv" and not any(scanned):
-            _emit_no_failures(args)
+        if not args.group and args.format != "csv":
+            _emit_rows(_table_rows(scanned, args.logs), args)
             return 0
     import pandas as pd
 
@@ -68,14 +69,47 @@ def _cli(args: argparse.Namespace) -> int:
     return 0
 
 
-def _emit_no_failures(args: argparse.Namespace) -> None:
-    """What :func:`_emit` writes for an empty failure table, without importing pandas.
+def _table_rows(scanned: list[list[dict[str, Any]]], paths: list[str]) -> list[dict[str, Any]]:
+    """The scan's rows with ``explanation_id`` filled in (and ``log`` when there are several
+    logs), as :func:`tables.failures_frame` gives them; the dicts are changed in place."""
+    from trtsafe_lab.logs.explanations import explanation_id
+
+    ids: dict[tuple[str, str], str] = {}
+    out: list[dict[str, Any]] = []
+    several = len(paths) > 1
+    for path, rows in zip(paths, scanned, strict=True):
+        for row in rows:
+            key = (row[C.CATEGORY], row[C.MESSAGE])
+            found = ids.get(key)
+            if found is None:
+                found = ids[key] = explanation_id(*key)
+            row[C.EXPLANATION_ID] = found
+            if several:
+                row[C.LOG] = path
+        out.extend(rows)
+    return out
+
+
+def _emit_rows(rows: list[dict[str, Any]], args: argparse.Namespace) -> None:
+    """What :func:`_emit` writes for the failure table, from its rows (no pandas): JSON in the
+    table's column order (``log`` first), tuples as lists, as :func:`tables.to_records` gives.
     A closed output pipe (``| head``) is the top-level handler's (exit 141, like every command)."""
+    out = sys.stdout
     if args.format == "json":
-        sys.stdout.write(json.dumps({"failures": []}, indent=2) + "\n")
+        columns = ((C.LOG,) if len(args.logs) > 1 else ()) + C.FAILURE_COLUMNS
+        records = []
+        for row in rows:
+            record = {}
+            for column in columns:
+                value = row.get(column)
+                record[column] = list(value) if isinstance(value, tuple) else value
+            records.append(record)
+        out.write(json.dumps({"failures": records}, indent=2, ensure_ascii=False) + "\n")
     else:
-        sys.stdout.write("no failures found\n")
-    sys.stdout.flush()
+        from trtsafe_lab.logs import text_views
+
+        out.write(text_views.format_failures(rows))
+    out.flush()
 
 
 def _emit(kind: str, table: Any, args: argparse.Namespace) -> None:

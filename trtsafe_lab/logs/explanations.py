@@ -18,10 +18,12 @@ import json
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from trtsafe_lab.logs import columns as C
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 MAX_MESSAGE_CHARS = 8192  # the texts are looked for in the start of a message only
 
@@ -103,6 +105,8 @@ def explanation_id(category: str, message: str) -> str:
 
 def explanation_ids(failures: pd.DataFrame) -> pd.Series:
     """``explanation_id`` of every failure row (one lookup per distinct category and message)."""
+    import pandas as pd  # here: the CLI's table path reads explanations without pandas
+
     cache: dict[tuple[str, str], str] = {}
     values = []
     for category, message in zip(failures[C.CATEGORY], failures[C.MESSAGE], strict=True):

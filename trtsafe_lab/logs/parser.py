@@ -1,4 +1,9 @@
-"""Incremental parser: feed a log line by line (a live build) and read the tables at any time."""
+"""Incremental parser: feed a log line by line (a live build) and read the tables at any time.
+
+Error-dense logs (a sweep of failing builds, a log pasted many times) repeat the same records
+thousands of times: reading a record, and a run of lines, goes through a
+:class:`~trtsafe_lab.logs.record_cache.RecordCache` (same results, one lookup per repeat).
+"""
 
 from __future__ import annotations
 
@@ -8,9 +13,13 @@ from typing import Any
 from trtsafe_lab.logs import columns as C
 from trtsafe_lab.logs.classify import BlockFinding, ParseState, examine, is_reported, open_block
 from trtsafe_lab.logs.names import members
-from trtsafe_lab.logs.records import Record, RecordSplitter
+from trtsafe_lab.logs.record_cache import RecordCache, Row, TrackedState, relative_record, shift
+from trtsafe_lab.logs.records import Record, RecordSplitter, is_record_start
 
-Row = dict[str, Any]
+# Parsers use the record cache unless told otherwise (``cache=False``). A hit runs no rule, so
+# the cache only ever removes work: the linear-work tests switch it off here to count the work
+# of reading every record afresh, the worst case.
+RECORD_CACHE = True
 
 
 class LogParser:
@@ -24,8 +33,11 @@ class LogParser:
     :mod:`trtsafe_lab.logs.tables` for the columns).
     """
 
-    def __init__(self, *, keep_events: bool = True) -> None:
+    def __init__(self, *, keep_events: bool = True, cache: bool | None = None) -> None:
         self.keep_events = keep_events
+        use_cache = RECORD_CACHE if cache is None else cache
+        self._cache = RecordCache() if use_cache else None
+        self._segments = RecordCache() if use_cache else None
         self.failures: list[Row] = []
         self.events: list[Row] = []
         self._splitter = RecordSplitter()
@@ -84,7 +96,9 @@ class LogParser:
         rows = self.break_record()
         block = open_block(self._state)
         if block is not None:
-            rows.extend(self._block_rows(block))
+            block_rows = self._block_rows(block)
+            self.failures.extend(block_rows)
+            rows.extend(block_rows)
         return rows
 
     def _take(self, records: list[Record]) -> list[Row]:
@@ -94,7 +108,70 @@ class LogParser:
         return rows
 
     def _record(self, record: Record) -> list[Row]:
-        facts = examine(record, self._state)
+        if self._cache is None:
+            return self._read_record(record, self._state)
+        key = RecordCache.key(record)
+        line = record.line
+        hit = self._cache.lookup(key, self._state, line)
+        if hit is not None:
+            rows = [shift(row, line) for row in hit[0]]
+            if hit[1] is not None:
+                self.events.append(shift(hit[1], line))
+            self.failures.extend(rows)
+            return rows
+        events_before = len(self.events)
+        tracked = TrackedState(self._state)
+        rows = self._read_record(record, tracked)  # type: ignore[arg-type]
+        event = self.events[events_before] if len(self.events) > events_before else None
+        payload = ([shift(row, -line) for row in rows], shift(event, -line) if event else None)
+        self._cache.store(key, tracked, payload, line, sum(len(t) for _, t in record.lines))
+        return rows
+
+    def feed_run(self, segment: bytes, line_no: int) -> None:
+        """Feed the physical lines of ``segment`` (split on ``\\n``; a last line may lack its
+        newline), numbered from ``line_no``.
+
+        The same as feeding them one by one. The streaming scan's windows of an error-dense
+        log repeat: lines fed while no record is open are served from a cache keyed on them
+        and on the state fields reading them read (as the record cache is)."""
+        lines = segment.split(b"\n")
+        if segment.endswith(b"\n"):
+            lines.pop()
+        open_record = self._splitter.open_record
+        first = lines[0].decode("utf-8", "replace") if open_record is not None else ""
+        if first and is_record_start(first):
+            self.break_record()  # the first line would close it: the same
+            open_record = None
+        if self._segments is None or self.keep_events or open_record is not None:
+            for number, raw in enumerate(lines, line_no):
+                self.feed(raw, number)
+            return
+        key = segment
+        hit = self._segments.lookup(key, self._state, line_no)
+        if hit is None:
+            before = len(self.failures)
+            state, tracked = self._state, TrackedState(self._state)
+            self._state = tracked  # type: ignore[assignment]
+            try:
+                for number, raw in enumerate(lines, line_no):
+                    self.feed(raw, number)
+            finally:
+                self._state = state
+            left = self._splitter.open_record
+            payload = (
+                [shift(row, -line_no) for row in self.failures[before:]],
+                relative_record(left, -line_no) if left is not None else None,
+            )
+            self._segments.store(key, tracked, payload, line_no, len(segment))
+            return
+        rows, left = hit
+        self.failures.extend(shift(row, line_no) for row in rows)
+        if left is not None:
+            self._splitter.reopen(relative_record(left, line_no))
+        self._line_no = line_no + len(lines) - 1
+
+    def _read_record(self, record: Record, state: ParseState) -> list[Row]:
+        facts = examine(record, state)
         message = record.message
         if self.keep_events:
             self.events.append(
@@ -115,6 +192,7 @@ class LogParser:
                 }
             )
         early = self._block_rows(facts.abandoned_block) if facts.abandoned_block else []
+        self.failures.extend(early)
         if not record.hit or not is_reported(facts):
             return early
         base = {
@@ -174,7 +252,6 @@ class LogParser:
             C.MESSAGE: block.message,
             C.TENSORS: (),
         }
-        self.failures.append(row)
         return [row]
 
     def failures_frame(self) -> Any:
@@ -186,4 +263,3 @@ class LogParser:
         from trtsafe_lab.logs.tables import events_frame
 
         return events_frame(self.events)
-

@@ -299,6 +299,17 @@ class RecordSplitter:
         current, self._current = self._current, None
         return [current] if current is not None else []
 
+    @property
+    def open_record(self) -> Record | None:
+        """The record still open (more lines may continue it); do not change it."""
+        return self._current
+
+    def reopen(self, record: Record) -> None:
+        """Make ``record`` the open record (nothing may be open): the parser's segment cache
+        restores what feeding a repeated segment left open."""
+        assert self._current is None
+        self._current = record
+
 
 def is_record_start(raw: str) -> bool:
     """True when ``raw`` (one physical line) starts a new record."""

@@ -1,39 +1,107 @@
 """Plain-text views of the failure tables, as the ``failures`` command prints them.
 
 Names are printed whole (never shortened with ``...``); messages are wrapped, not cut.
+:func:`format_failures` takes the failures table or its rows as dicts (the CLI's fast path
+prints the streaming scan's rows without building a DataFrame); an error-dense log repeats the
+same messages and names, so a row's wrapped lines are kept per distinct text.
 """
 
 from __future__ import annotations
 
 import shutil
 import textwrap
-from typing import Any
-
-import pandas as pd
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from trtsafe_lab.logs import columns as C
 from trtsafe_lab.logs.explanations import explanation
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 INDENT = "    "
+WRAP_CACHE_CHARS = 4 << 20  # characters of wrapped texts kept for reuse (then the cache restarts)
 
 
 def _width() -> int:
     return max(60, min(shutil.get_terminal_size((100, 24)).columns, 140))
 
 
+def _missing(value: Any) -> bool:
+    """None, NaN or pandas' <NA> (without importing pandas)."""
+    return (
+        value is None
+        or (isinstance(value, float) and value != value)
+        or type(value).__name__ == "NAType"
+    )
+
+
+def _wrap_part(part: str, head: str, indent: str, width: int) -> list[str]:
+    """``textwrap.wrap(part, width, initial_indent=head, subsequent_indent=indent,
+    break_long_words=False, break_on_hyphens=False)``: a greedy loop over the space-separated
+    words for printable ASCII text (the common case, same lines), textwrap otherwise."""
+    if not (part.isascii() and part.isprintable()):
+        return textwrap.wrap(
+            part,
+            width=width,
+            initial_indent=head,
+            subsequent_indent=indent,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+    if len(head) + len(part) <= width and not part.endswith(" "):
+        return [head + part] if part else []
+    # textwrap's chunks: words and runs of spaces, alternating.
+    chunks = _chunks(part)
+    chunks.reverse()
+    lines: list[str] = []
+    while chunks:
+        prefix = indent if lines else head
+        room = width - len(prefix)
+        if lines and chunks[-1][0] == " ":
+            chunks.pop()  # spaces at the start of a line (not the first) are dropped
+            if not chunks:
+                break
+        line: list[str] = []
+        used = 0
+        while chunks and used + len(chunks[-1]) <= room:
+            used += len(chunks[-1])
+            line.append(chunks.pop())
+        if chunks and len(chunks[-1]) > room and not line:
+            line.append(chunks.pop())  # a word longer than the line stands alone
+        if line and line[-1][0] == " ":
+            line.pop()  # spaces at the end of a line are dropped
+        if line:
+            lines.append(prefix + "".join(line))
+    return lines
+
+
+def _chunks(part: str) -> list[str]:
+    """``part`` as textwrap splits it: words and runs of spaces, in order."""
+    chunks: list[str] = []
+    run = 0
+    for index, word in enumerate(part.split(" ")):
+        if index:
+            run += 1
+        if word:
+            if run:
+                chunks.append(" " * run)
+                run = 0
+            chunks.append(word)
+    if run:
+        chunks.append(" " * run)
+    return chunks
+
+
 def _wrap(label: str, text: str, width: int) -> list[str]:
     """``label: text`` wrapped at ``width``; the text's own line breaks are kept."""
     head = f"{INDENT}{label:<9} "  # one space even after the 9-letter "signature"
+    indent = " " * len(head)
     lines: list[str] = []
     for index, part in enumerate(str(text).split("\n") or [""]):
-        wrapped = textwrap.wrap(
-            part,
-            width=width,
-            initial_indent=head if index == 0 else " " * len(head),
-            subsequent_indent=" " * len(head),
-            break_long_words=False,
-            break_on_hyphens=False,
-        ) or [head.rstrip() if index == 0 else ""]
+        wrapped = _wrap_part(part, head if index == 0 else indent, indent, width) or [
+            head.rstrip() if index == 0 else ""
+        ]
         lines.extend(wrapped)
     return lines
 
@@ -54,43 +122,101 @@ def _explanation_lines(explanation_id: str, shown: set[str], width: int) -> list
     return lines + _wrap("see:", entry.url, width)
 
 
-def format_failures(failures: pd.DataFrame, *, onnx: bool = False) -> str:
-    """One block per failure row: a header line, the layer, tensors, message, explanation."""
-    if failures.empty:
-        return "no failures found\n"
+def format_failures(
+    failures: pd.DataFrame | Iterable[Mapping[str, Any]], *, onnx: bool = False
+) -> str:
+    """One block per failure row: a header line, the layer, tensors, message, explanation.
+
+    ``failures``: the failures table, or its rows as dicts with the same keys (the table's
+    columns; ``error_code`` None where the table has <NA>)."""
+    rows = failures.to_dict(orient="records") if hasattr(failures, "to_dict") else failures
     width = _width()
     out: list[str] = []
     shown: set[str] = set()
-    for row in failures.to_dict(orient="records"):
+    bodies = _BodyCache()
+    tails: dict[tuple[Any, ...], str] = {}  # the header after the line number, per its fields
+    count = fatal = 0
+    named: set[str] = set()
+    for row in rows:
+        count += 1
+        fatal += bool(row[C.FATAL])
+        layer = row[C.LAYER]
+        if layer:
+            named.add(layer)
         code = row.get(C.ERROR_CODE)
-        header = [
-            f"line {row[C.LINE]}",
-            row[C.SEVERITY] or "untagged",
-            "FATAL" if row[C.FATAL] else "not fatal",
-            row[C.PHASE] or "-",
-            row[C.CATEGORY] or "-",
-        ]
-        if code is not None and not pd.isna(code):
-            header.append(f"Error Code {code}")
+        fields = (row[C.SEVERITY], row[C.FATAL], row[C.PHASE], row[C.CATEGORY], code)
+        tail = tails.get(fields)
+        if tail is None:
+            header = [
+                row[C.SEVERITY] or "untagged",
+                "FATAL" if row[C.FATAL] else "not fatal",
+                row[C.PHASE] or "-",
+                row[C.CATEGORY] or "-",
+            ]
+            if not _missing(code):
+                header.append(f"Error Code {code}")
+            tail = tails[fields] = "  ".join(header)
         if C.LOG in row:
-            header.insert(0, str(row[C.LOG]))
-        out.append("  ".join(header))
-        out.extend(_wrap("layer:", row[C.LAYER] or "(none named)", width))
+            out.append(f"{row[C.LOG]}  line {row[C.LINE]}  {tail}")
+        else:
+            out.append(f"line {row[C.LINE]}  {tail}")
+        explanation_id = row.get(C.EXPLANATION_ID, "")
         tensors = row.get(C.TENSORS) or ()
-        if tensors:
-            out.extend(_wrap("tensors:", " | ".join(tensors), width))
-        if onnx and C.ONNX_OP in row:
-            index = row.get(C.ONNX_INDEX)
-            op = row.get(C.ONNX_OP) or "-"
-            shown_index = "-" if index is None or pd.isna(index) else str(index)
-            out.extend(_wrap("onnx:", f"op {op}, node index {shown_index}", width))
-        out.extend(_wrap("message:", row[C.MESSAGE], width))
-        out.extend(_explanation_lines(row.get(C.EXPLANATION_ID, ""), shown, width))
-        out.append("")
-    fatal = int(failures[C.FATAL].sum())
-    named = failures.loc[failures[C.LAYER] != "", C.LAYER].nunique()
-    out.append(f"{len(failures)} failure rows, {fatal} fatal, {named} distinct layers named")
+        key = (
+            layer,
+            tensors if type(tensors) is tuple else tuple(tensors),
+            (row.get(C.ONNX_OP), str(row.get(C.ONNX_INDEX))) if onnx and C.ONNX_OP in row else None,
+            row[C.MESSAGE],
+            explanation_id,
+            explanation_id in shown,
+        )
+        body = bodies.get(key)
+        if body is None:
+            body = "\n".join([*_body(row, onnx, shown, width), ""])
+            bodies.put(key, body)
+        elif explanation_id:
+            shown.add(explanation_id)
+        out.append(body)
+    if not count:
+        return "no failures found\n"
+    out.append(f"{count} failure rows, {fatal} fatal, {len(named)} distinct layers named")
     return "\n".join(out) + "\n"
+
+
+def _body(row: Mapping[str, Any], onnx: bool, shown: set[str], width: int) -> list[str]:
+    """The lines of one failure block after its header."""
+    out = _wrap("layer:", row[C.LAYER] or "(none named)", width)
+    tensors = row.get(C.TENSORS) or ()
+    if tensors:
+        out.extend(_wrap("tensors:", " | ".join(tensors), width))
+    if onnx and C.ONNX_OP in row:
+        index = row.get(C.ONNX_INDEX)
+        op = row.get(C.ONNX_OP) or "-"
+        shown_index = "-" if _missing(index) else str(index)
+        out.extend(_wrap("onnx:", f"op {op}, node index {shown_index}", width))
+    out.extend(_wrap("message:", row[C.MESSAGE], width))
+    out.extend(_explanation_lines(row.get(C.EXPLANATION_ID, ""), shown, width))
+    return out
+
+
+class _BodyCache:
+    """Failure blocks (without their header line) per distinct row text; at most
+    :data:`WRAP_CACHE_CHARS` characters of messages, then it starts again."""
+
+    def __init__(self) -> None:
+        self._items: dict[tuple[Any, ...], str] = {}
+        self._chars = 0
+
+    def get(self, key: tuple[Any, ...]) -> str | None:
+        return self._items.get(key)
+
+    def put(self, key: tuple[Any, ...], body: str) -> None:
+        size = len(key[0]) + len(key[3])
+        if self._chars + size > WRAP_CACHE_CHARS:
+            self._items.clear()
+            self._chars = 0
+        self._items[key] = body
+        self._chars += size
 
 
 def format_signatures(signatures: pd.DataFrame, max_layers: int = 8) -> str:
@@ -118,6 +244,7 @@ def format_signatures(signatures: pd.DataFrame, max_layers: int = 8) -> str:
 
 def format_build_summary(summary: pd.DataFrame) -> str:
     """Each log's build summary as ``column: value`` lines (values not printed are left out)."""
+    import pandas as pd
     out: list[str] = []
     for row in summary.to_dict(orient="records"):
         out.append(str(row[C.LOG]))
