@@ -217,6 +217,9 @@ def test_importer_node_on_a_continuation_line_before_a_bare_header(tmp_path: Pat
         "2021-12-16 02:59:55.224076: E tensorflow/core/common_runtime/executor.cc:640] Executor "
         "failed to create kernel. Not found: No registered OpKernel for 'GPU' devices "
         "compatible with node {{node StatefulPartitionedCall/Postprocessor/NMS}}\n",
+        "2020-01-01 10:00:00.100: E tensorflow/core/common_runtime/executor.cc:641] Executor "
+        "failed to create kernel. Invalid argument: Input 0 of node conv1/Conv2D was passed "
+        "float from x:0 incompatible with expected half.\n",
     ],
 )
 def test_lines_that_name_no_layer(tmp_path: Path, text: str) -> None:

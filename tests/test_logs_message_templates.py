@@ -1,11 +1,12 @@
 """Every message template of the real sources names the right layer (issue 11, name grammar).
 
 The templates are read from the committed table ``trtsafe_lab/logs/_messages/templates.tsv``,
-derived from onnx/onnx-tensorrt, NVIDIA/TensorRT (pyOnnx) and pytorch/TensorRT sources by
-``python -m trtsafe_lab.logs._messages.derive`` (it needs git clones, so it cannot run here; the
-table records repo, commit and file per row). Each template is rendered as its tool prints it
-(the log prefix of its severity, a parser-error description inside every parser-error wrapper)
-with awkward real-looking names put in, and read with the full parser and the streaming scan:
+derived from onnx/onnx-tensorrt, NVIDIA/TensorRT (pyOnnx, trtexec's samples/common) and
+pytorch/TensorRT sources by ``python -m trtsafe_lab.logs._messages.derive`` (it needs git
+clones, so it cannot run here; the table records repo, commit and file per row). Each template
+is rendered as its tool prints it (the log prefix of its severity, a parser-error description
+inside every parser-error wrapper) with awkward real-looking names put in, and read with the
+full parser and the streaming scan:
 
 - error, exception and parser-error templates blame exactly the node / layer they name (the
   legacy ``While parsing node number N [Op -> "out"]`` header names only the output tensor,
@@ -14,7 +15,8 @@ with awkward real-looking names put in, and read with the full parser and the st
   "falling back to PyTorch") blame the node, non-fatal;
 - info and verbose templates blame nothing (they name nodes being imported, registered, ...);
 - warning templates in these sources are notices (deprecations, metadata hints) and blame
-  nothing; a tensor a template names is never reported as a layer.
+  nothing; a tensor a template names is never reported as a layer, and an error about a tensor
+  (trtexec's "Cannot find input tensor with name ...") keeps it in the ``tensors`` column.
 """
 
 from __future__ import annotations
@@ -116,6 +118,8 @@ def _render(row: dict[str, str], name: str) -> str:
             return f"{level}:torch_tensorrt.dynamo:{message}"
         level = {"verbose": "DEBUG", "info": "INFO", "warning": "WARNING"}.get(severity, "ERROR")
         return f"{level}: [Torch-TensorRT] - {message}"
+    if row["file"].startswith("samples/"):  # trtexec's own logger
+        return f"{WHEN} [{LETTER[severity]}] {message}"
     where = f"{row['file']}:{row['line']}: " if severity in ("error", "warning") else ""
     return f"{WHEN} [{LETTER[severity]}] [TRT] {where}{message}"
 
@@ -201,6 +205,9 @@ def test_template_blames_exactly_its_node(tmp_path: Path, row: dict[str, str]) -
         layers = {r["layer"] for r in rows if r["layer"]}
         assert layers == _expected(row, name), (row["template"], name)
         assert TENSOR not in layers or row["template"].startswith("While parsing node number")
+        if row["severity"] == "error" and "{tensor}" in row["template"] and not layers:
+            # an error about a tensor keeps the tensor in the tensors column
+            assert any(TENSOR in r["tensors"] for r in rows), (row["template"], rows)
         if row["severity"] == "verbose" and layers:
             assert not any(r["fatal"] for r in rows if r["layer"])  # a refusal is not fatal
 

@@ -17,8 +17,9 @@ feeds the same number of records before each trigger, so both read the same cont
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -224,15 +225,15 @@ class ParseState:
     dump_name: str = ""
     in_dump: bool = False
     dump_depth: int = 0
-    # (importer node, error category, ends a node import) of the last CONTEXT_RECORDS records
-    recent: deque[tuple[str, str, bool]] = field(
-        default_factory=lambda: deque(maxlen=CONTEXT_RECORDS)
-    )
+    # (age, importer node, error category, ends a node import) of those of the last
+    # CONTEXT_RECORDS records that said any of these, youngest first (age 0: the record just
+    # before); usually () - a hashable value the record cache keys readings on
+    recent: tuple[tuple[int, str, str, bool], ...] = ()
     header_line: int = 0
     header_text: str = ""
     header_category: str = ""  # category of the error just before the header
     recent_names: list[str] = field(default_factory=list)  # names of the last reported records
-    recent_tensors: list[str] = field(default_factory=list)  # tensors they named
+    input_nodes: tuple[str, ...] = ()  # network inputs named as nodes (see _grammar_names)
     # per-text results of the pure rules, for messages the log repeats (see _TextCache)
     category_of: Callable[[str], str] = field(
         default_factory=lambda: _TextCache(_message_category)
@@ -343,23 +344,33 @@ def _masked(text: str, names: list[str]) -> str:
 
 # Where TensorRT raised it, when the wording says nothing: the builder's shape analyzer
 # ("[graphShapeAnalyzer.cpp::...::analyzeShapes::2084] ... (ITopKLayer /TopK: K exceeds ...)")
+_CODE_FILE = re.compile(r"\.(?:cpp|cc|cu|h|hpp|py)\b")
 _SHAPE_LOCATION = re.compile(r"[Ss]hapeAnalyzer|analyzeShapes|shapeMachine|ShapeNodeRemover")
 
 
 def _message_category(message: str) -> str:
-    """The category of a record's wording; tokens shaped like layer names are blanked first
-    (``Reshape_3: Using attribute allowzero ...`` is no shape error)."""
-    category = _category_uncached(message)
-    if not category:
-        return "shape" if _SHAPE_LOCATION.search(message) else ""
-    words = " ".join(
-        "X" if looks_like_strong_name(token.strip("'\"()[]{},;")) else token
-        for token in message.split()
+    """The category of a record's wording: the first rule with a match outside the tokens shaped
+    like layer names (``Reshape_3: Using attribute allowzero ...`` is no shape error; a source
+    location such as ``[myelinBuilderUtils.cpp::...]`` keeps its words)."""
+    for name, pattern in CATEGORY_RULES:
+        for match in itertools.islice(pattern.finditer(message), MAX_RULE_MATCHES):
+            if not _inside_a_name(message, match.start(), match.end()):
+                return name
+    return "shape" if _SHAPE_LOCATION.search(message) else ""
+
+
+MAX_RULE_MATCHES = 16  # matches of one category rule looked at in one message
+
+
+def _inside_a_name(text: str, start: int, end: int) -> bool:
+    """Is ``text[start:end]`` part of a whitespace-delimited token shaped like a layer name?"""
+    left = max(text.rfind(" ", 0, start), text.rfind("\n", 0, start), text.rfind("\t", 0, start))
+    right = min(
+        (p for p in (text.find(" ", end), text.find("\n", end), text.find("\t", end)) if p >= 0),
+        default=len(text),
     )
-    category = _category_uncached(words)
-    if category in ("", "internal-error") and _SHAPE_LOCATION.search(message):
-        return "shape"
-    return category
+    token = text[left + 1 : right]
+    return looks_like_strong_name(token.strip("'\"()[]{},;")) and not _CODE_FILE.search(token)
 
 
 def _line_names_uncached(text: str) -> tuple[tuple[str, str], ...]:
@@ -527,7 +538,7 @@ def _complete_cut_names(
 
 def _recent_importer_node(state: ParseState) -> str:
     """The node the importer's last lines named, unless a node import ended since."""
-    for node, _, ends_import in reversed(state.recent):
+    for _, node, _, ends_import in state.recent:
         if ends_import:
             return ""
         if node:
@@ -537,7 +548,7 @@ def _recent_importer_node(state: ParseState) -> str:
 
 def _recent_error_category(state: ParseState) -> str:
     """The category of the latest error among the context records ("" when none)."""
-    return next((category for _, category, _ in reversed(state.recent) if category), "")
+    return next((category for _, _, category, _ in state.recent if category), "")
 
 
 def _reportable_without_names(severity: str, category: str) -> bool:
@@ -551,26 +562,29 @@ def _grammar_names(
 ) -> list[str]:
     """Add the names standing where TensorRT's grammar puts layers; return tensor names.
 
-    See :mod:`trtsafe_lab.logs.name_grammar`. A name also mentioned as a tensor (here or in
-    one of the last :data:`MAX_RECENT_NAMES` reported records) is a tensor.
+    See :mod:`trtsafe_lab.logs.name_grammar`. A name also mentioned as a tensor here is a
+    tensor, and so is a network input an earlier record named as a node ("UFFParser: Failed to
+    parseInput for node input_1", one of the last :data:`MAX_RECENT_NAMES` such inputs).
     """
     tensors: list[str] = []
+    inputs: list[str] = []
     for line_no, text in record.lines:
         line_tensors, candidates, line_category = state.grammar_of(text)
         for tensor in line_tensors:
             if tensor not in tensors:
                 tensors.append(tensor)
+        if "Input for node" in text:
+            inputs.extend(line_tensors)
         for name in candidates:
-            if name in state.recent_tensors:
+            if state.input_nodes and name in state.input_nodes:
                 continue
             if name not in tensors and not any(name in found for found in seen):
                 seen.add(name)
                 # the category its own line implies ("X: inputs must have the same shape")
                 findings.append(LogFinding(name, line_no, line_category))
-    for tensor in tensors:
-        if tensor not in state.recent_tensors:
-            state.recent_tensors.insert(0, tensor)
-    del state.recent_tensors[MAX_RECENT_NAMES:]
+    for name in inputs:  # a new tuple (hashable: the record cache keys readings on it)
+        if name not in state.input_nodes:
+            state.input_nodes = (name, *state.input_nodes)[:MAX_RECENT_NAMES]
     return tensors
 
 
@@ -646,13 +660,16 @@ def examine(record: Record, state: ParseState) -> LogFacts:
     if not severity and (parser_error or _UNTAGGED_ERROR.search(message)):
         severity = "error"  # an application printing the ONNX parser's or TensorRT's errors
     importer_node = (importer.group("name") or importer.group("parsing")) if importer else ""
-    state.recent.append(
-        (
-            importer_node,
-            category if severity in ERRORISH else "",
-            parser_error,
+    error_category = category if severity in ERRORISH else ""
+    if state.recent or importer_node or error_category or parser_error:
+        aged = tuple(
+            (age + 1, node, said, ends)
+            for age, node, said, ends in state.recent
+            if age + 1 < CONTEXT_RECORDS
         )
-    )
+        if importer_node or error_category or parser_error:
+            aged = ((0, importer_node, error_category, parser_error), *aged)
+        state.recent = aged
     refusal = (
         record.hit
         and ("rejected node" in message or "PyTorch" in message)

@@ -27,8 +27,11 @@ MAX_NAME_CHARS = 4096
 MAX_MATCHES = 64
 
 AFTER_WORD = re.compile(
-    r"\b(?:for|at|on|in|of|with|from|rejected|convert|producing) (?:the )?(?:[Nn]ode|[Ll]ayer)"
-    r"(?::\s?| )"
+    # "output extent of node X", "name of the node X"; not TensorFlow's graph error "Input 0 of
+    # node X was passed float from ..." (a TensorFlow node)
+    r"\b(?:(?:for|at|on|in|with|from|rejected|convert|producing) (?:the )?"
+    r"|(?<![Ii]nput \d )of (?:the )?)"
+    r"(?:[Nn]ode|[Ll]ayer)(?::\s?| )"
 )
 _SPLIT_DLA = re.compile(r"Splitting DLA subgraph at: ")
 # A message that starts with a label: "Layer: Where_493's output can not be used as shape tensor.",
@@ -71,7 +74,7 @@ MAX_CLAUSES = 16  # ": " separators tried per line
 # "tensor X", "Tensor 'X'"; a network input is a tensor too ("UFFParser: Failed to parseInput
 # for node input_1": the UFF INPUT node becomes the network's input tensor)
 _TENSOR = re.compile(
-    r"\b[Tt]ensors?:? (?:named )?(?=['\"(]|[^\s'\"]{0,4096}[/_.:\d])|Input for node "
+    r"\b[Tt]ensors?:? (?:named |with name )?(?=['\"(]|[^\s'\"]{0,4096}[/_.:\d])|Input for node "
 )
 _SOURCE_FILE = re.compile(r"\.(?:cpp|cc|cu|h|hpp|py)(?::\d+)?$")
 _NUMBERISH = re.compile(r"^(?:0x[0-9a-fA-F]+|[\d.,:x*-]+)$")

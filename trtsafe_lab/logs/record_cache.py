@@ -10,7 +10,6 @@ lookup and gives the same result: the reading is a function of its text and of t
 from __future__ import annotations
 
 import operator
-from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -35,7 +34,6 @@ _FREEZE: dict[type, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
     list: (tuple, list),
     set: (frozenset, set),
     dict: (lambda value: tuple(value.items()), dict),
-    deque: (lambda value: (tuple(value), value.maxlen), lambda frozen: deque(*frozen)),
 }
 
 

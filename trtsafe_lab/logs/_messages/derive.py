@@ -6,8 +6,11 @@ It reads real sources with ``git show COMMIT:PATH`` from local clones (``DIR/own
 default ``/work/.mirror``), without compiling anything. The sources and commits are
 :data:`SOURCES`: onnx/onnx-tensorrt at four releases (7.2.1, 8.2, 8.6.1, 10.1), NVIDIA/TensorRT's
 Python parser bindings (``python/src/parsers/pyOnnx.cpp``: how a parser error is printed, old and
-new) and pytorch/TensorRT (Torch-TensorRT's TorchScript converters and its dynamo partitioner).
-TensorRT's own builder messages are not in any public source; the corpora cover them.
+new) and trtexec's ``samples/common`` (its own ``sample::gLogError << ...`` messages), and
+pytorch/TensorRT (Torch-TensorRT's TorchScript converters and its dynamo partitioner).
+TensorRT's own builder messages are not in any public source; the corpora cover them. TF-TRT
+(tensorflow/tensorflow) and TensorRT-LLM could not be cloned here (2.4 and 2.5 GB snapshots,
+over the 0.5 GB the fetch allows), so they are not in the table.
 
 A *template* is one printed message with its inserted values replaced by placeholders:
 ``{node}`` (an ONNX node / FX node / TorchScript statement name), ``{layer}`` (a TensorRT layer
@@ -15,6 +18,7 @@ name), ``{tensor}`` (a tensor name), ``{op}`` (an operator type, plugin or creat
 ``{value}`` (anything else: numbers, shapes, file names, error texts). Extracted:
 
 - C++: ``LOG_VERBOSE/INFO/WARNING/ERROR(... << ...)`` (onnx-tensorrt, Torch-TensorRT),
+  ``sample::gLogError/Warning/Info/Verbose << ...`` (trtexec),
   ``TORCHTRT_CHECK(cond, ...)`` / ``TORCHTRT_THROW_ERROR(...)`` (exceptions), consecutive
   ``std::cerr << ...`` statements up to ``endl`` (onnx2trt's ``main.cpp``, the legacy
   ``While parsing node number`` header), the first statement written to an
@@ -84,7 +88,7 @@ SOURCES: tuple[Source, ...] = (
     Source("NVIDIA/TensorRT", "052281f0ab795b6c1a19047dc8a449cd397995a9", "8.x",
            ("python/src/parsers/pyOnnx.cpp",)),
     Source("NVIDIA/TensorRT", "a892d22267d9cd2dedc1a0893e6892ac901f6d3d", "11.x",
-           ("python/src/parsers/pyOnnx.cpp",)),
+           ("python/src/parsers/pyOnnx.cpp", "samples/common/*.cpp", "samples/trtexec/*.cpp")),
     Source("pytorch/TensorRT", "d7f2062810df37e4bbcfc9065b5f44f09aca7156", "main 2026-08",
            ("core/conversion/*.cpp", "core/partitioning/*.cpp",
             "py/torch_tensorrt/dynamo/*.py")),
@@ -101,6 +105,8 @@ _CPP_SEVERITY = {
     "TORCHTRT_THROW_ERROR": "exception",
 }
 _CERR = re.compile(r"(?<![\w:])(?:std::)?cerr\s*<<")
+# trtexec and the samples: sample::gLogError << ... << std::endl;
+_SAMPLE_LOG = re.compile(r"\bsample::gLog(?P<level>Error|Warning|Info|Verbose)\s*<<")
 _OSTREAM_DECL = re.compile(r"std::(?:o?stringstream)\s+(?P<var>\w+)\s*(?:\{\s*\})?\s*;")
 _STRING_SUM = re.compile(r'"(?:[^"\\\n]|\\.)*"\s*\+|\+\s*"(?:[^"\\\n]|\\.)*"')
 _VALUE_EXPR = re.compile(
@@ -130,7 +136,10 @@ def _cpp_role(expr: str, before: str) -> str:
         r"|\boutput\.name\(\)|\w*[Tt]ensor\w*->getName\(\)|initializer\.name\(\)", e
     ):
         return "tensor"
-    if re.fullmatch(r"\w+", e):
+    tail = tail.rstrip("\"' ")
+    if re.fullmatch(r"\w+(?:\.first|\[\w+\])?", e):
+        if tail.endswith(("tensor", "tensor with name", "input", "output")):
+            return "tensor"
         if tail.endswith("layer:"):
             return "layer"
         if tail.endswith(("node:", "node")):
@@ -259,6 +268,11 @@ def cpp_templates(text: str) -> Iterator[tuple[int, str, str]]:
             if macro == "TORCHTRT_CHECK":  # core/util/macros.h
                 template = "Expected {value} to be true but got false\n" + template
             yield line_of(call.start()), _CPP_SEVERITY[macro], template
+    for log in _SAMPLE_LOG.finditer(text):
+        end = _statement_end(text, log.end())
+        chain = [p for p in _split_top(text[log.end() : end], ("<<",))
+                 if p not in ("endl", "std::endl", "std::flush")]
+        yield line_of(log.start()), log.group("level").lower(), _cpp_template(chain)
     # consecutive std::cerr statements up to the one that ends the line
     pending: list[str] = []
     first_line = 0
