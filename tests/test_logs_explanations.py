@@ -82,3 +82,23 @@ def test_failure_explorer_detail_pane_shows_the_explanation(corpus_dir: Path) ->
     no_explanation = row.copy()
     no_explanation[columns.EXPLANATION_ID] = ""
     assert "Explanation" not in render_detail_html(no_explanation, None, 2)
+
+
+def test_a_wrapped_message_matches_like_one_line() -> None:
+    """TensorRT 10.16 wraps its message over indented lines (train n224: "... for node\\n
+    {ForeignNode[...]}"): whitespace runs count as one space, so the entry still matches, and
+    only in order (a ForeignNode named before the phrase is not this failure)."""
+    wrapped = "Could not find any implementation for node\n  {ForeignNode[a...b]}.\n  In f at x:1"
+    assert explanation_id("no-implementation", wrapped) == "no-implementation-foreignnode"
+    other = "{ForeignNode[a...b]} done. Could not find any implementation for node Conv_1."
+    assert explanation_id("no-implementation", other) == "no-implementation-node"
+    failures = analyze_log(PROJECT / "cases" / "n224.log").failures
+    assert "no-implementation-foreignnode" in set(failures[columns.EXPLANATION_ID])
+
+
+
+def test_tensorrt_llm_runtime_deserialize_failure_is_explained() -> None:
+    # train n170: Triton's glog line around "[TensorRT-LLM][ERROR] Assertion failed: Failed to
+    # deserialize cuda engine (.../tllmRuntime.cpp:74)"
+    failures = analyze_log(PROJECT / "cases" / "n170.log").failures
+    assert "engine-deserialization-failed" in set(failures[columns.EXPLANATION_ID])

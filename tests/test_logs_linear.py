@@ -56,6 +56,9 @@ FRAGMENTS = [
     b"to shape tensor", b" In computeCosts at /a.cpp:1", b"safety scope Layer '", b"'",
     b"GPU error during getBestTactic: ", b"Validation failed for DLA layer: ", b"enqueue",
     b"Loading bytes from a.engine", b"[E:onnxruntime:", b"E0510 12:34:56.789 ",
+    b"Layer: ", b"converter rejected node ", b"Falling back to PyTorch", b"node 'a_1' ",
+    b"%a.1 : Tensor = aten::x(", b"Unable to convert node: ", b"Exception occurred in - ",
+    b"RuntimeError: ", b"trt_module_node: ", b"Reshape_3 ",
 ]
 for _index, _fragment in enumerate(FRAGMENTS):
     ISSUE_SHAPES[f"fragment-{_index}"] = lambda n, f=_fragment: b"[E] " + f * n

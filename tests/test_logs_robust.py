@@ -31,6 +31,11 @@ FRAGMENTS = [
     b"safety scope Layer '", b"'", b"[I] Local timing cache in use.",
     b"[I] Start parsing network model",
     b"[I] [TRT] Loaded engine size: 6 MiB", b"[TRT] [I] Starting inference", b"deserialize",
+    b"NonZero_7 [NonZero] inputs: [a -> (-1)[INT32]], ", b"Parsing node: Pad_3 [Pad]",
+    b"[I] No importer registered for op: NonZero. Attempting to import as plugin.",
+    b"In node 2193 (importFallbackPluginImporter): UNSUPPORTED_NODE: x", b"Layer: ",
+    b"'s output can not be used as shape tensor.", b"Unsupported ONNX data type: UINT8 (2)",
+    b"DEBUG:torch_tensorrt.dynamo:", b"_to_copy converter rejected node ",
     b"\n", b"\n", b"\n", b"\r\n",
 ]
 log_bytes = st.one_of(

@@ -34,6 +34,11 @@ REDUCED = [
     b"[I] Starting inference\xff\xfe\n[I] Start parsing network model and operator: X (f): "
     b"INVALID_NODE: \n[I] [TRT] ERROR: In node 1 with name: ",
     b"[I] Local timing cache in use.\n--- Begin node ---\n[E] In node 3 (f): INVALID_NODE: x",
+    # the importer line three records before the parser error (classify.CONTEXT_RECORDS)
+    b"[V] [TRT] ModelImporter.cpp:1: NonZero_7 [NonZero] inputs: [a -> (-1)[INT32]], \n"
+    b"[I] [TRT] No importer registered for op: NonZero. Attempting to import as plugin.\n"
+    b"[I] [TRT] Searching for plugin: NonZero, plugin_version: 1, plugin_namespace: \n\n"
+    b"In node 7 (importFallbackPluginImporter): UNSUPPORTED_NODE: Assertion failed: creator\n",
     # no final newline: the last record is still in the runtime phase
     b"[I] [TRT] Loaded engine size: 6 MiB\n[E] [TRT] 1: [runner.cpp::execute::1] Error Code 1: "
     b"Cuda Runtime (illegal memory access)",

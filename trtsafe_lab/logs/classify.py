@@ -2,14 +2,22 @@
 
 The rules read one :class:`~trtsafe_lab.logs.records.Record` at a time plus a little state
 carried between records (:class:`ParseState`): the ONNX parser's current node block (``While
-parsing node number N [Op -> "out"]`` header and NodeProto dump), the node named by the record
-just before (verbose ``ModelImporter.cpp: X [Op] inputs:`` lines), and the phase (parse, build
-or runtime, from markers such as ``Start parsing network model``, ``Local timing cache in use``,
-``Engine built in`` and ``Starting inference``).
+parsing node number N [Op -> "out"]`` header and NodeProto dump), what the last
+:data:`CONTEXT_RECORDS` records said (the node a verbose ``ModelImporter.cpp: X [Op] inputs:``
+or ``Parsing node: X [Op]`` line names, the category of an error printed just before a node
+header), and the phase (parse, build or runtime, from markers such as ``Start parsing network
+model``, ``Local timing cache in use``, ``Engine built in`` and ``Starting inference``).
+
+Context reaches :data:`CONTEXT_RECORDS` records back, whatever they are: the ONNX importer
+prints a node's ``inputs:`` line, then up to two INFO lines of its own (``No importer registered
+for op: X. Attempting to import as plugin.``, ``Searching for plugin: X, ...``) before the error
+(onnx-tensorrt ModelImporter.cpp ``parseNode``, builtin plugin fallback). The streaming scan
+feeds the same number of records before each trigger, so both read the same context.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import OrderedDict
 from collections.abc import Callable
@@ -18,9 +26,12 @@ from typing import Any
 
 from trtsafe_lab.logs.layer_names import SAFETY, line_names
 from trtsafe_lab.logs.name_grammar import (
+    REFUSAL,
     cut_short,
     leading_name,
+    looks_like_strong_name,
     positional_names,
+    refused_names,
     tensor_names,
 )
 from trtsafe_lab.logs.records import Record
@@ -36,15 +47,24 @@ REPORTED = ERRORISH | {"warning", ""}
 _PARSE_HEADER_HEAD = re.compile(r"While parsing node number (?P<index>-?\d+) \[(?P<op>[^\]\s]*)")
 MAX_HEADER_OUTPUT = 4096
 _DUMP_NAME = re.compile(r'^name: "(?P<name>.{0,4096})"\s*$')
+CONTEXT_RECORDS = 3  # records before a trigger whose importer node / error category it may use
+# "X [Op] inputs: [...]" (every version) and "Parsing node: X [Op]" (onnx-tensorrt 8.6+)
+# (matched after the "ModelImporter.cpp:NNN: " location when the line has one, else at its start)
 _IMPORTER_NODE = re.compile(
-    r"(?:ModelImporter\.cpp:\d{1,9}: |^)(?P<name>[^\s\[][^\n]{0,1023}?)"
-    r" \[(?P<op>\w{1,64})\] inputs: "
+    r"(?:(?P<name>[^\s\[][^\n]{0,1023}?) \[(?P<op>\w{1,64})\] inputs: "
+    r"|(?:Static check for )?[Pp]arsing node: (?P<parsing>[^\n]{1,1024}?) \[\w{1,64}\]\s*$)"
+)
+_IMPORTER_LOCATION = re.compile(r"ModelImporter\.cpp:\d{1,9}: ")
+# A line that ends where a name should follow ("... implementation for node" + newline + name)
+_WRAPPED_ENDINGS = ("node", "node:", "layer", "layer:", "-")
+_WRAPPED_BEFORE_NAME = re.compile(
+    r"\b(?:for|at|on) (?:node|layer):?\s{0,8}$|Invalid Node -\s{0,8}$"
 )
 _PARSER_ERROR = re.compile(
     r"(?:ModelImporter|importers?|onnxOpCheckers|onnx2trt\w{0,40})\.cpp:\d{1,9}"
     r" In function \w{1,200}:"
     r"|(?:^|\s)In function import\w+:|In node -?\d+ \(\w+\): [A-Z_]+:|INVALID_NODE|UNSUPPORTED_NODE"
-    r"|^Invalid Node - "
+    r"|^Invalid Node - |^Exception occurred in - "
 )
 
 # --- phase markers ---------------------------------------------------------------------------
@@ -57,7 +77,15 @@ _BUILD_MARKER = re.compile(
 )
 _PARSE_MARKER = re.compile(r"Start parsing network model|Input filename:")
 
-_UNTAGGED_ERROR = re.compile(r"Error Code:? \d{1,9}: |\bError\[\d{1,9}\]: ")
+_UNTAGGED_ERROR = re.compile(
+    r"Error Code:? \d{1,9}: |\bError\[\d{1,9}\]: "
+    # what an untagged line states as impossible (apps that print TensorRT's or the parser's
+    # errors without a severity: "Layer: X's output can not be used as shape tensor.")
+    r"|\bcan ?not be\b|\bcannot be\b|\bmust not be\b|^Unsupported\b"
+    # the last line of a Python traceback / a thrown C++ error ("RuntimeError: [Error thrown
+    # at core/conversion/conversion.cpp:125] ...", Torch-TensorRT's TORCHTRT_CHECK)
+    r"|^(?:[A-Za-z_][\w.]{0,80}\.)?[A-Z]\w{0,60}(?:Error|Exception): "
+)
 _TACTIC_CONTENT = re.compile(r"Autotuner|[Ss]kipping tactic|computeCosts|getBestTactic")
 _RUNTIME_CONTENT = re.compile(
     r"[Dd]eserializ|Inference set up failed|Got invalid engine|enqueue\w{0,40} failed"
@@ -73,7 +101,8 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "parser-unsupported",
         re.compile(
             r"UNSUPPORTED_NODE|No importer registered|Plugin not found|could not find plugin"
-            r"|Unsupported operation|converter rejected"
+            r"|Unsupported operation|converter rejected|[Ff]alling back to PyTorch|run in PyTorch"
+            r"|[Uu]nsupported (?:ONNX )?(?:data |input )?type"
             r"|In function check\w+:"
         ),
     ),
@@ -81,6 +110,7 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "parser-error",
         re.compile(
             r"While parsing node|In function (?:import|parse)\w*:|INVALID_NODE|Invalid Node"
+            r"|Exception occurred in - "
             r"|[Ff]ailed to parse|Parsing model failed|Fail(?:ed)? parsing|Parsing File Failed"
             r"|Failed to load ONNX"
         ),
@@ -93,6 +123,9 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     ("myelin", re.compile(r"[Mm]yelin|foreign node optimizations")),
+    # TensorRT's error class itself, before the wording: Error Code 3 is kINVALID_ARGUMENT /
+    # "API Usage Error" ("X: at least 1 dimensions are required for input." is an API misuse)
+    ("api-usage", re.compile(r"Error Code:? 3: ")),
     ("dla", re.compile(r"\bDLA\b|NVMEDIA_DLA|kDLA")),
     ("plugin", re.compile(r"[Pp]lugin")),
     (
@@ -100,7 +133,7 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"IShuffleLayer applied|broadcast|dimensions not compatible|Shape Error"
             r"|[Rr]eshap|kernel weights|weights in kernel|\bdimensions?\b|\bshapes?\b"
-            r"|out of bounds access|ISliceLayer|\baxis\b"
+            r"|out of bounds access|ISliceLayer|\baxis\b|output extent"
         ),
     ),
     (
@@ -115,7 +148,16 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "tactic-failure",
         re.compile(r"[Ss]kipping tactic|getBestTactic|timeReformat|backend strategy"),
     ),
-    ("api-usage", re.compile(r"API Usage Error|Parameter check failed")),
+    (
+        "api-usage",
+        re.compile(
+            r"API Usage Error|Parameter check failed|\bnot called\b|\bout of range\b"
+            r"|incompatible (?:input )?(?:data ?)?types?\b"
+            # a layer's input-type constraint: "X: elementwise inputs must not be Int32"
+            r"|\b(?:must|can ?not|cannot) (?:not )?be (?:of type )?k?"
+            r"(?:Int32|Int64|Int8|Float|Half|Bool|INT32|INT64|INT8|FLOAT|HALF|BOOL|UINT8)\b"
+        ),
+    ),
     ("runtime-failed", _RUNTIME_CONTENT),
     (
         "build-failed",
@@ -183,14 +225,18 @@ class ParseState:
     dump_name: str = ""
     in_dump: bool = False
     dump_depth: int = 0
-    previous_importer_node: str = ""
+    # (age, importer node, error category, ends a node import) of those of the last
+    # CONTEXT_RECORDS records that said any of these, youngest first (age 0: the record just
+    # before); usually () - a hashable value the record cache keys readings on
+    recent: tuple[tuple[int, str, str, bool], ...] = ()
     header_line: int = 0
     header_text: str = ""
     header_category: str = ""  # category of the error just before the header
     recent_names: list[str] = field(default_factory=list)  # names of the last reported records
+    input_nodes: tuple[str, ...] = ()  # network inputs named as nodes (see _grammar_names)
     # per-text results of the pure rules, for messages the log repeats (see _TextCache)
     category_of: Callable[[str], str] = field(
-        default_factory=lambda: _TextCache(_category_uncached)
+        default_factory=lambda: _TextCache(_message_category)
     )
     grammar_of: Callable[[str], tuple[tuple[str, ...], tuple[str, ...], str]] = field(
         default_factory=lambda: _TextCache(_line_grammar_uncached)
@@ -226,6 +272,7 @@ class LogFacts:
     findings: list[LogFinding] = field(default_factory=list)
     tensors: list[str] = field(default_factory=list)  # tensor names the message mentions
     framing: bool = False  # an ONNX-parser node header or NodeProto dump, context for an error
+    refusal: bool = False  # a framework's converter refused the named nodes (any severity)
     abandoned_block: BlockFinding | None = None  # an earlier node block no error followed
 
 
@@ -278,13 +325,52 @@ def _category_uncached(message: str) -> str:
 
 def _line_grammar_uncached(text: str) -> tuple[tuple[str, ...], tuple[str, ...], str]:
     """(tensor names, candidate layer names, the line's own category) of one line."""
-    candidates = positional_names(text)
+    candidates = refused_names(text) + positional_names(text)
     leading = leading_name(text)
-    if leading:
+    if leading and leading not in candidates:
         candidates.append(leading)
     candidates = [n for n in candidates if not (_API_NAME.match(n) or _ENUM_NAME.match(n))]
-    category = _category_uncached(text) if candidates else ""
+    category = _category_uncached(_masked(text, candidates)) if candidates else ""
     return tuple(tensor_names(text)), tuple(candidates), category
+
+
+def _masked(text: str, names: list[str]) -> str:
+    """``text`` with the names blanked out, so that a name's words ("Reshape_3", "/conv/Conv")
+    do not decide the category of the sentence around it."""
+    for name in sorted(names, key=len, reverse=True):
+        text = text.replace(name, "X")
+    return text
+
+
+# Where TensorRT raised it, when the wording says nothing: the builder's shape analyzer
+# ("[graphShapeAnalyzer.cpp::...::analyzeShapes::2084] ... (ITopKLayer /TopK: K exceeds ...)")
+_CODE_FILE = re.compile(r"\.(?:cpp|cc|cu|h|hpp|py)\b")
+_SHAPE_LOCATION = re.compile(r"[Ss]hapeAnalyzer|analyzeShapes|shapeMachine|ShapeNodeRemover")
+
+
+def _message_category(message: str) -> str:
+    """The category of a record's wording: the first rule with a match outside the tokens shaped
+    like layer names (``Reshape_3: Using attribute allowzero ...`` is no shape error; a source
+    location such as ``[myelinBuilderUtils.cpp::...]`` keeps its words)."""
+    for name, pattern in CATEGORY_RULES:
+        for match in itertools.islice(pattern.finditer(message), MAX_RULE_MATCHES):
+            if not _inside_a_name(message, match.start(), match.end()):
+                return name
+    return "shape" if _SHAPE_LOCATION.search(message) else ""
+
+
+MAX_RULE_MATCHES = 16  # matches of one category rule looked at in one message
+
+
+def _inside_a_name(text: str, start: int, end: int) -> bool:
+    """Is ``text[start:end]`` part of a whitespace-delimited token shaped like a layer name?"""
+    left = max(text.rfind(" ", 0, start), text.rfind("\n", 0, start), text.rfind("\t", 0, start))
+    right = min(
+        (p for p in (text.find(" ", end), text.find("\n", end), text.find("\t", end)) if p >= 0),
+        default=len(text),
+    )
+    token = text[left + 1 : right]
+    return looks_like_strong_name(token.strip("'\"()[]{},;")) and not _CODE_FILE.search(token)
 
 
 def _line_names_uncached(text: str) -> tuple[tuple[str, str], ...]:
@@ -368,7 +454,7 @@ def _update_block(state: ParseState, text: str, line_no: int) -> None:
         state.header_output = header.out or ""
         state.header_line = line_no
         state.header_text = header.whole
-        state.header_category = state.last_error_category
+        state.header_category = _recent_error_category(state) or state.last_error_category
         state.dump_name = ""
         state.in_dump = False
         return
@@ -450,6 +536,21 @@ def _complete_cut_names(
     return out
 
 
+def _recent_importer_node(state: ParseState) -> str:
+    """The node the importer's last lines named, unless a node import ended since."""
+    for _, node, _, ends_import in state.recent:
+        if ends_import:
+            return ""
+        if node:
+            return node
+    return ""
+
+
+def _recent_error_category(state: ParseState) -> str:
+    """The category of the latest error among the context records ("" when none)."""
+    return next((category for _, _, category, _ in state.recent if category), "")
+
+
 def _reportable_without_names(severity: str, category: str) -> bool:
     if severity in ERRORISH:
         return True
@@ -461,19 +562,29 @@ def _grammar_names(
 ) -> list[str]:
     """Add the names standing where TensorRT's grammar puts layers; return tensor names.
 
-    See :mod:`trtsafe_lab.logs.name_grammar`. A name also mentioned as a tensor is a tensor.
+    See :mod:`trtsafe_lab.logs.name_grammar`. A name also mentioned as a tensor here is a
+    tensor, and so is a network input an earlier record named as a node ("UFFParser: Failed to
+    parseInput for node input_1", one of the last :data:`MAX_RECENT_NAMES` such inputs).
     """
     tensors: list[str] = []
+    inputs: list[str] = []
     for line_no, text in record.lines:
         line_tensors, candidates, line_category = state.grammar_of(text)
         for tensor in line_tensors:
             if tensor not in tensors:
                 tensors.append(tensor)
+        if "Input for node" in text:
+            inputs.extend(line_tensors)
         for name in candidates:
+            if state.input_nodes and name in state.input_nodes:
+                continue
             if name not in tensors and not any(name in found for found in seen):
                 seen.add(name)
                 # the category its own line implies ("X: inputs must have the same shape")
                 findings.append(LogFinding(name, line_no, line_category))
+    for name in inputs:  # a new tuple (hashable: the record cache keys readings on it)
+        if name not in state.input_nodes:
+            state.input_nodes = (name, *state.input_nodes)[:MAX_RECENT_NAMES]
     return tensors
 
 
@@ -507,18 +618,32 @@ def examine(record: Record, state: ParseState) -> LogFacts:
     for index, (line_no, text) in enumerate(record.lines):
         if record.hit:
             _update_block(state, _dump_text(text) if index == 0 else text, line_no)
-        for name, category in state.names_of(text):
+        named = state.names_of(text)
+        if (
+            not named
+            and index + 1 < len(record.lines)
+            and text.rstrip().endswith(_WRAPPED_ENDINGS)
+            and _WRAPPED_BEFORE_NAME.search(text)
+        ):
+            # a hard-wrapped message: the name stands alone on the next line
+            named = state.names_of(text.rstrip() + " " + record.lines[index + 1][1].strip())
+        for name, category in named:
             if name not in seen:
                 seen.add(name)
                 findings.append(LogFinding(name, line_no, category))
-    importer = _IMPORTER_NODE.search(record.lines[0][1]) if record.lines else None
+    importer = None  # the last importer line of the record (a pasted log may lose its tags)
+    for _, text in record.lines:
+        if "] inputs: " in text or "arsing node: " in text:
+            importer_at = _IMPORTER_LOCATION.search(text)
+            start = importer_at.end() if importer_at else 0
+            importer = _IMPORTER_NODE.match(text, start) or importer
     parser_error = record.hit and _PARSER_ERROR.search(message) is not None
     if parser_error:
         if not findings:
             fallback = (
                 state.dump_name
                 or state.header_output
-                or ("" if state.header_seen else state.previous_importer_node)
+                or _recent_importer_node(state)  # a header without output, no dump
             )
             if fallback:
                 findings.append(LogFinding(fallback, record.line))
@@ -528,16 +653,32 @@ def examine(record: Record, state: ParseState) -> LogFacts:
         abandoned = before
         if not framing:
             _reset_block(state)
-    state.previous_importer_node = importer.group("name") if importer else ""
-
     category = state.category_of(message)
     if parser_error and category not in ("parser-unsupported", "parser-error"):
         category = "parser-error"
     severity = prefix.severity
     if not severity and (parser_error or _UNTAGGED_ERROR.search(message)):
         severity = "error"  # an application printing the ONNX parser's or TensorRT's errors
+    importer_node = (importer.group("name") or importer.group("parsing")) if importer else ""
+    error_category = category if severity in ERRORISH else ""
+    if state.recent or importer_node or error_category or parser_error:
+        aged = tuple(
+            (age + 1, node, said, ends)
+            for age, node, said, ends in state.recent
+            if age + 1 < CONTEXT_RECORDS
+        )
+        if importer_node or error_category or parser_error:
+            aged = ((0, importer_node, error_category, parser_error), *aged)
+        state.recent = aged
+    refusal = (
+        record.hit
+        and ("rejected node" in message or "PyTorch" in message)
+        and REFUSAL.search(message) is not None
+    )
     tensors: list[str] = []
-    if record.hit and not framing and _reportable_without_names(severity, category):
+    if record.hit and not framing and (
+        refusal or _reportable_without_names(severity, category)
+    ):
         tensors = _grammar_names(record, findings, seen, state)
     runtime_content = record.hit and _RUNTIME_CONTENT.search(message) is not None
     phase = _PHASE_BY_CATEGORY.get(category, "")
@@ -558,6 +699,8 @@ def examine(record: Record, state: ParseState) -> LogFacts:
         and bool(category)
         and category not in NON_FATAL
         and "kipping tactic" not in message
+        # ONNX Runtime's TensorRT EP: a node the parser rejects goes to another provider
+        and not (prefix.source == "onnxruntime" and category.startswith("parser-"))
     )
     if record.hit and severity in ERRORISH:
         state.last_error_category = category
@@ -578,6 +721,7 @@ def examine(record: Record, state: ParseState) -> LogFacts:
         findings=findings,
         tensors=tensors,
         framing=framing and not parser_error,
+        refusal=refusal,
         abandoned_block=abandoned,
     )
 
@@ -597,6 +741,8 @@ def _source(source: str, message: str) -> str:
 
 def is_reported(facts: LogFacts) -> bool:
     """Does this record become failure rows? (names, or an error, or a known warning)."""
+    if facts.refusal and facts.findings:
+        return True  # reported at DEBUG level, yet it decides what runs outside TensorRT
     if facts.severity not in REPORTED:
         return False
     if facts.findings:

@@ -10,6 +10,10 @@ against: ``shared:NNN.log`` in ``../shared/corpus/build-logs/cases`` or ``train:
 ``tests/data/logs/cases``).
 
 Entries are tried in file order; the first whose category and texts match explains the row.
+The follow-ups ("Engine could not be created", "Failed to parse onnx file", ...) come last: a
+message that holds a specific failure and its follow-up is explained by the failure.
+Whitespace runs of the message (a wrapped line, TensorRT 10's indented continuation) count as one
+space, so a text with single spaces matches a message wrapped anywhere.
 """
 
 from __future__ import annotations
@@ -96,7 +100,7 @@ def explanation(explanation_id: str) -> Explanation | None:
 
 def explanation_id(category: str, message: str) -> str:
     """The id of the first entry that explains a row of this category and message ("" if none)."""
-    head = message[:MAX_MESSAGE_CHARS]
+    head = " ".join(message[:MAX_MESSAGE_CHARS].split())  # a wrapped message reads as one line
     for entry in explanations():
         if entry.category in ("*", category) and entry.matches(head):
             return entry.id

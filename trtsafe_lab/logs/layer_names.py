@@ -5,7 +5,8 @@ pairs: ``Could not find any implementation for node X`` (no-implementation), the
 forms ``No tactic available for node X`` and ``Autotuner: no tactics to implement operation:
 ... layers=[ONNX Layer: X, ...]`` (no-tactic), ``X: IShuffleLayer applied to shape tensor ...``
 and the other shape errors (shape), DLA fallback lists (dla-fallback), ``getBestTactic: X``
-(tactic-failure), the ONNX parser's ``Invalid Node - X`` / ``In node N with name: X`` forms
+(tactic-failure), the ONNX parser's ``Invalid Node - X`` / ``Exception occurred in - X`` /
+``In node N with name: X`` forms
 (parser-*), and quoted layers in safety-scope rejections (safety-scope). Every pattern is
 bounded, so a 10 MB line costs linear time.
 """
@@ -43,8 +44,14 @@ _DLA_FALLBACK = (
 _TF_TRT_ENGINE_OP = re.compile(
     r"(?:Engine creation|[Bb]uilding engine) for (?P<name>TRTEngineOp_\w{1,200}) failed"
 )
+# At run time TF-TRT runs the TensorFlow segment instead of the engine ("Running native segment
+# forPartitionedCall/TRTEngineOp_0_1 due to failure in verifying input shapes: ..."; TF's
+# trt_engine_op.cc prints no space after "for").
+_TF_TRT_NATIVE = re.compile(
+    r"Running native segment for ?(?P<name>[^\s:]{1,1024}?)(?: due to |:|$)"
+)
 _GET_BEST_TACTIC = re.compile(r"(?:GPU|[Cc]uda) error during getBestTactic: ")
-_INVALID_NODE = re.compile(r"Invalid Node - ")
+_INVALID_NODE = re.compile(r"(?:Invalid Node|Exception occurred in) - ")
 _IN_NODE_NAMED = re.compile(r"In node -?\d{1,9} with name: (?P<name>.{1,1024}?) and operator: ")
 _NODE_NAME_CALL = re.compile(r"error\.node_name\(\) = '")
 SAFETY = re.compile(r"[Ss]afety[ -]scope|kSAFETY|[Ss]afety[ -]certified|EngineCapability::kSAFETY")
@@ -60,10 +67,27 @@ def _shape_names(text: str) -> list[str]:
         candidate = _LEADING_LOCATION.sub("", before[start:]).strip()
         if candidate.startswith("(") and candidate.count("(") > candidate.count(")"):
             candidate = candidate[1:]
-        candidate = strip_interface(candidate)
+        candidate = strip_interface(_last_clause(candidate))
         if candidate:
             found.append(candidate)
     return found
+
+
+def _last_clause(text: str) -> str:
+    """What follows the last ``": "`` outside brackets: ``kOPT values for profile 0 violate shape
+    constraints: IShuffleLayer Reshape_552`` -> ``IShuffleLayer Reshape_552``."""
+    depth = 0
+    cut = 0
+    for index, char in enumerate(text):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth = max(0, depth - 1)
+        elif char == ":" and depth == 0 and text.startswith(": ", index) and index > 0 and (
+            text[index - 1] != " "  # TorchScript's "%46481 : Tensor = aten::add(...)"
+        ):
+            cut = index + 2
+    return text[cut:].strip()
 
 
 def _autotuner_names(text: str) -> list[str]:
@@ -119,11 +143,14 @@ def line_names(text: str) -> list[tuple[str, str]]:
     if "TRTEngineOp_" in text:
         for match in itertools.islice(_TF_TRT_ENGINE_OP.finditer(text), MAX_MATCHES):
             out.append((match.group("name"), "build-failed"))
+    if "native segment for" in text:
+        for match in itertools.islice(_TF_TRT_NATIVE.finditer(text), MAX_MATCHES):
+            out.append((match.group("name"), "runtime-failed"))
     if "getBestTactic: " in text:
         tactic = _GET_BEST_TACTIC.search(text)
         if tactic and tactic.end() < len(text):
             out.append((_best_tactic_name(text[tactic.end() :]), "tactic-failure"))
-    if "Invalid Node - " in text:
+    if "Invalid Node - " in text or "occurred in - " in text:
         invalid = _INVALID_NODE.search(text)
         if invalid:  # the rest of the line (was ".+?\s*$": quadratic on a run of spaces)
             out.append((text[invalid.end() :].rstrip(), "parser-error"))

@@ -3,7 +3,8 @@
 TensorRT and the tools around it print names in a few grammatical positions, whatever the
 message says about them:
 
-- after ``node`` / ``layer`` in ``for node X``, ``at layer X``, ``on layer X`` (:data:`AFTER_WORD`);
+- after ``node`` / ``layer`` in ``for node X``, ``at layer X``, ``on layer X``, ``rejected node X``
+  (:data:`AFTER_WORD`), and after a ``Layer: `` / ``Node: `` label that starts the message;
 - at the start of a message or of a parenthesised reason, followed by ``": "``:
   ``Error Code 4: Internal Error (/model/Concat: all concat input tensors ...)``,
   ``[E] 3: conv1: kernel weights has count 0 ...`` (:func:`leading_name`);
@@ -25,8 +26,41 @@ import re
 MAX_NAME_CHARS = 4096
 MAX_MATCHES = 64
 
-AFTER_WORD = re.compile(r"\b(?:for|at|on|in|rejected) (?:the )?(?:node|layer):? ")
+AFTER_WORD = re.compile(
+    # "output extent of node X", "name of the node X"; not TensorFlow's graph error "Input 0 of
+    # node X was passed float from ..." (a TensorFlow node)
+    r"\b(?:(?:for|at|on|in|with|from|rejected|convert|producing) (?:the )?"
+    r"|(?<![Ii]nput \d )of (?:the )?)"
+    r"(?:[Nn]ode|[Ll]ayer)(?::\s?| )"
+)
 _SPLIT_DLA = re.compile(r"Splitting DLA subgraph at: ")
+# A message that starts with a label: "Layer: Where_493's output can not be used as shape tensor.",
+# "Node X was already tagged"; a label anywhere: "Constant layer: X can be a duplicate of: Y",
+# "Found unsupported shape-tensor producing layer:X", "trt_module_node: X does not have ..."
+_LABEL = re.compile(
+    r"(?:[A-Z]\w{0,60}(?:Error|Exception): )?\s{0,8}(?:(?:Layer|Node|layer|node): ?|Node (?=\S))"
+)
+_LABEL_WORD = re.compile(r"(?:^|_)(?:[Nn]ode|[Ll]ayer)$")  # "trt_module_node" is a label
+_EXCEPTION_CLASS = re.compile(r"(?:[A-Za-z_]\w{0,80}\.){0,8}[A-Z]\w{0,80}(?:Error|Exception)$")
+# A quoted name after the noun it names: Myelin's 'Slice operation "/a/Pad_1290_slice" has ...'
+# (an op kind first: 'rejected for operation "conv_act_2"' names Myelin's op, whose layers the
+# autotuner lists apart)
+_QUOTED_AFTER_NOUN = re.compile(
+    r"\b(?:[A-Z]\w{0,40} (?:operation|op)|[Ll]ayer|[Nn]ode) \"(?=[^\"]{1,4096}\")"
+)
+_LABEL_ANYWHERE = re.compile(r"(?<![\w.])(?:\w{1,40}_)?(?:[Ll]ayer|[Nn]ode):\s?(?=\S)")
+# Torch-TensorRT's util::node_info: a TorchScript statement "%y : Tensor = aten::op(%x, %2)"
+# (several outputs "%a : Tensor, %b : Tensor = prim::TupleUnpack(%t)"), maybe "# file.py:12:0"
+_TORCHSCRIPT = re.compile(
+    r"%[\w.]{1,200}(?: : [^=,%]{1,200}?)?(?:, %[\w.]{1,200}(?: : [^=,%]{1,200}?)?){0,16}"
+    r" = [\w:.]{1,200}(?=\()"
+)
+_SOURCE_COMMENT = re.compile(r" # [^\s]{1,300}:\d{1,9}(?::\d{1,9})?")
+# A framework's converter validator refusing a node, at DEBUG level: the node after "node" or
+# quoted ("converter rejected node X with ...", "aten.repeat node X would ... Falling back to
+# PyTorch", "deconvolution 'X' is not supported ... Falling back to PyTorch.")
+REFUSAL = re.compile(r"converter rejected node |[Ff]alling back to PyTorch|will run in PyTorch")
+_REFUSED_NODE = re.compile(r"\b[Nn]ode (?=\S)|'(?=[^'\s]{1,4096}')")
 _TORCH2TRT = re.compile(r"\[[A-Z][A-Z0-9_]{0,40} #\d{1,9}\] ")
 _UNNAMED = re.compile(r"\(Unnamed Layer\* \d{1,9}\) \[[\w ]{1,40}\]")
 _LOCATION = re.compile(r"\[[^\]\s]{1,300}(?:::|\.(?:cpp|cc|cu|h|hpp):)[^\]\s]{0,300}\] ")
@@ -37,7 +71,11 @@ _TORCH2TRT_ALONE = re.compile(r"\[[A-Z][A-Z0-9_]{0,40} #\d{1,9}\] ")
 _THEN_WORD = re.compile(r" [a-z]{2,40}\b")
 _API_OR_ENUM = re.compile(r"(?:nvinfer1::)?I[A-Z]\w{0,80}::|[A-Z][A-Z0-9_]{0,80}$")
 MAX_CLAUSES = 16  # ": " separators tried per line
-_TENSOR = re.compile(r"\b[Tt]ensors?:? (?:named )?(?=['\"(]|[^\s'\"]{0,4096}[/_.:\d])")
+# "tensor X", "Tensor 'X'"; a network input is a tensor too ("UFFParser: Failed to parseInput
+# for node input_1": the UFF INPUT node becomes the network's input tensor)
+_TENSOR = re.compile(
+    r"\b[Tt]ensors?:? (?:named |with name )?(?=['\"(]|[^\s'\"]{0,4096}[/_.:\d])|Input for node "
+)
 _SOURCE_FILE = re.compile(r"\.(?:cpp|cc|cu|h|hpp|py)(?::\d+)?$")
 _NUMBERISH = re.compile(r"^(?:0x[0-9a-fA-F]+|[\d.,:x*-]+)$")
 _CLOSERS = {"(": ")", "[": "]", "{": "}"}
@@ -62,6 +100,13 @@ def _balanced(text: str, start: int, end: int) -> int:
 
 def _atom_end(text: str, start: int, end: int) -> int:
     """End of one name atom starting at ``start`` (== start when none)."""
+    if text.startswith("%", start):
+        statement = _TORCHSCRIPT.match(text, start, end)
+        if statement is not None:
+            closed = _balanced(text, statement.end(), end)
+            if closed > 0:
+                comment = _SOURCE_COMMENT.match(text, closed, end)
+                return comment.end() if comment is not None else closed
     torch = _TORCH2TRT.match(text, start, end)
     if torch is not None:
         # "[CONVOLUTION #1] torch.nn.Conv2d.forward(...)": the call's parentheses end it.
@@ -124,7 +169,7 @@ def looks_like_name(name: str) -> bool:
     """
     if not name or len(name) > MAX_NAME_CHARS:
         return False
-    if name[0] in "{[(" or " + " in name or name.startswith("PWN("):
+    if name[0] in "{[(" or " + " in name or name.startswith("PWN(") or _TORCHSCRIPT.match(name):
         return True
     if _NUMBERISH.match(name) or _SOURCE_FILE.search(name):
         return False
@@ -155,6 +200,8 @@ def _leading_at(text: str, start: int, *, strong_then_word: bool) -> str:
     With ``strong_then_word``, a strong name followed by a lower-case word also counts
     (``(ScatterND_213 requires foreign node optimizations ...)``).
     """
+    if text.endswith("Assertion failed: ", 0, start):
+        return ""  # a C++ condition ("!attrs.count("reduction"): Attribute ..."), not a name
     location = _LOCATION.match(text, start)
     if location is not None:
         start = location.end()
@@ -166,6 +213,10 @@ def _leading_at(text: str, start: int, *, strong_then_word: bool) -> str:
     if not name or text.startswith(': "', after):  # protobuf text ``name: "x"`` is no name
         return ""
     if _API_OR_ENUM.match(name):  # "IBuilder::buildSerializedNetwork: ...", "UNSUPPORTED_STATE:"
+        return ""
+    if _LABEL_WORD.search(name) or _EXCEPTION_CLASS.match(name) or name.endswith("()"):
+        # "trt_module_node: X ...", "polygraphy.exception.PolygraphyException: ...", pybind11's
+        # "TypeError: deserialize_cuda_engine(): incompatible function arguments"
         return ""
     if text.startswith(":", after) and looks_like_name(name):
         return name
@@ -207,13 +258,31 @@ def leading_name(text: str) -> str:
 
 
 def positional_names(text: str) -> list[str]:
-    """Names standing after ``node`` / ``layer`` and in DLA subgraph splits."""
+    """Names standing after ``node`` / ``layer``, after a leading ``Layer:`` label and in DLA
+    subgraph splits."""
     found: list[str] = []
-    if "node" in text or "layer" in text:
+    label = _LABEL.match(text)
+    if label is not None:
+        name = name_token(text, label.end())
+        if looks_like_name(name):
+            found.append(name)
+    if "ode:" in text or "ayer:" in text:
+        for match in itertools.islice(_LABEL_ANYWHERE.finditer(text), MAX_MATCHES):
+            name = name_token(text, match.end())
+            if looks_like_name(name) and name not in found:
+                found.append(name)
+    if "ode" in text or "ayer" in text:
         for match in itertools.islice(AFTER_WORD.finditer(text), MAX_MATCHES):
             name = name_token(text, match.end())
+            if name.startswith("{{"):
+                continue  # TensorFlow's "{{node X}}": a TensorFlow node, not a TensorRT layer
             at_end = match.end() + len(name) >= len(text.rstrip(". "))
             if looks_like_name(name) or (name and at_end):
+                found.append(name)
+    if '"' in text:
+        for match in itertools.islice(_QUOTED_AFTER_NOUN.finditer(text), MAX_MATCHES):
+            name = text[match.end() : text.find('"', match.end())]
+            if looks_like_name(name) and name not in found:
                 found.append(name)
     if "DLA subgraph" in text:
         for match in itertools.islice(_SPLIT_DLA.finditer(text), MAX_MATCHES):
@@ -223,10 +292,25 @@ def positional_names(text: str) -> list[str]:
     return found
 
 
+def refused_names(text: str) -> list[str]:
+    """The nodes a converter validator's refusal names (``node X`` or a quoted ``'X'``)."""
+    found: list[str] = []
+    if REFUSAL.search(text) is None:
+        return found
+    for match in itertools.islice(_REFUSED_NODE.finditer(text), MAX_MATCHES):
+        if text.startswith("'", match.start()):
+            name = text[match.end() : text.find("'", match.end())]
+        else:
+            name = name_token(text, match.end())
+        if looks_like_name(name) and name not in found:
+            found.append(name)
+    return found
+
+
 def tensor_names(text: str) -> list[str]:
     """Tensor names a message mentions (``tensor X``, ``Tensor 'X'``)."""
     found: list[str] = []
-    if "ensor" not in text:
+    if "ensor" not in text and "Input for node" not in text:
         return found
     for match in itertools.islice(_TENSOR.finditer(text), MAX_MATCHES):
         start = match.end()

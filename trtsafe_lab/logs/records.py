@@ -62,6 +62,9 @@ _TOKEN = re.compile(
   | \[(?P<sev>[EWIVF!DSXU])\]
   | \[(?P<ort>[EWIV]):onnxruntime:[^\]]{0,100}\]
   | \[(?P<tag>TRT|TensorRT|TensorRT-LLM|Torch-TensorRT|TRTorch)\]:?
+  | \[(?:TRT|TensorRT)\ (?P<tagsev>ERROR|WARNING|INFO|VERBOSE|INTERNAL_ERROR)\]
+  | \[(?P<lsev>error|warn|warning|info|verbose|debug|fatal)\](?:\[[\w.-]{1,80}:\d{1,9}\]:?)?
+  | (?P<nvinfer>NVInfer):[ ]
   | \[(?P<apptag>[A-Za-z][\w-]{0,40}-Cookbook|polygraphy|Polygraphy)\]
   | (?P<word>INTERNAL[ _]ERROR|ERROR|WARNING|WARN|INFO|VERBOSE|DEBUG|CRITICAL|FATAL)
         (?::(?P<logger>[A-Za-z_][\w.]*):(?!:)|:|\b(?=\s))
@@ -156,6 +159,13 @@ def parse_prefix(text: str) -> tuple[Prefix, str]:
         elif kind == "ort":
             prefix.severity = _SEVERITY_LETTERS[token.group(kind)]
             prefix.source = "onnxruntime"
+        elif kind in ("tagsev", "lsev"):  # "[TRT ERROR] ...", tensorRT_Pro's "[error][f.cpp:30]:"
+            word = token.group(kind).upper()
+            word = "WARNING" if word == "WARN" else word.replace("_", " ")
+            prefix.severity = _SEVERITY_WORDS[word]
+            prefix.source = prefix.source or ("tensorrt" if kind == "tagsev" else "app")
+        elif kind == "nvinfer":  # tensorRT_Pro's logger tag for TensorRT's messages
+            prefix.source = "tensorrt"
         elif kind == "tag":
             if token.group().endswith(":") and prefix.severity:
                 prefix.source = "deepstream"  # nvinfer's "ERROR: [TRT]: ..."

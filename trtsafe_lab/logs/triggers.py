@@ -5,13 +5,16 @@ a trigger (both in the full parse and in the streaming scan), so the scan may sk
 between matches without changing the result.
 
 Each trigger is a first byte that is rare-ish in verbose logs (``E``, ``W``, ``I``, ``F``,
-``!``) followed by one of a few *tails*; every tail starts with a literal (its *head*), so the
-first two or three bytes of any match are known in advance (:data:`PREFIXES2`,
-:data:`PREFIXES3`). The scan uses that to reject almost every candidate position with a few
-vectorised numpy operations before running a regular expression on what is left.
+``!``, ``L``, ``j``, ``P``, ``N``) followed by one of a few *tails* (a trigger may start inside
+a word: the phrase ``rejected node`` is found from its ``j``); every tail starts with a literal
+(its *head*), so the first two or three bytes of any match are known in advance
+(:data:`PREFIXES2`, :data:`PREFIXES3`). The scan uses that to reject almost every candidate
+position with a few vectorised numpy operations before running a regular expression on what is
+left.
 
-Two kinds of trigger: *error* triggers (severity tags and words, ONNX-parser lines) and *phase
-markers* (INFO lines that start the parse, build or runtime phase).
+Two kinds of trigger: *error* triggers (severity tags and words, ONNX-parser lines, a
+``Layer:`` label, a converter's refusal, an app logger's TensorRT tag) and *phase markers* (INFO
+lines that start the parse, build or runtime phase).
 """
 
 from __future__ import annotations
@@ -45,6 +48,16 @@ _TAILS: dict[bytes, tuple[tuple[tuple[bytes, bytes], ...], tuple[tuple[bytes, by
     ),
     b"F": (((b"]", b""),), ()),  # trtexec's [F]: kINTERNAL_ERROR
     b"!": (((b"]", b""),), ()),  # Polygraphy's [!]: CRITICAL
+    # A name after a "Layer: " label (TensorRT 7's untagged "Layer: X's output can not be used
+    # as shape tensor."; "ONNX Layer: X" in autotuner lists).
+    b"L": (((b"ayer: ", b""),), ()),
+    # A framework's converter refusing a node ("converter rejected node X", Torch-TensorRT's
+    # DEBUG-level partitioning notice): matched from its rare "j", not its common "r".
+    b"j": (((b"ected node", b""),), ()),
+    # its validators' "Falling back to PyTorch" / "will run in PyTorch" (see name_grammar.REFUSAL)
+    b"P": (((b"yTorch", b""),), ()),
+    # an app logger's tag for TensorRT's messages (tensorRT_Pro: "[error][f.cpp:30]:NVInfer: ")
+    b"N": (((b"VInfer: ", b""),), ()),
 }
 
 

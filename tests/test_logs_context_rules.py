@@ -1,0 +1,226 @@
+"""Reading rules for lines that hold no severity tag or sit a few records before the error.
+
+Each log follows a real published log of tests/data/logs (train cases named) word for word,
+with other names put in where the test needs them. Both readers are checked: the full parse
+(``analyze_log`` on bytes) and the streaming file scan (``scan_failures``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from trtsafe_lab.logs import analyze_log
+from trtsafe_lab.logs.classify import CONTEXT_RECORDS
+from trtsafe_lab.logs.scan import scan_failures
+
+
+def _named(rows: list[dict[str, object]]) -> set[tuple[object, object, object]]:
+    return {(r["layer"], r["category"], r["fatal"]) for r in rows if r["layer"]}
+
+
+def _both(tmp_path: Path, text: str) -> set[tuple[object, object, object]]:
+    full = analyze_log(text.encode()).failures
+    full_rows = full.to_dict("records")
+    log = tmp_path / "case.log"
+    log.write_text(text)
+    scanned = _named(scan_failures(log, chunk_bytes=64))
+    assert scanned == _named(full_rows)
+    return scanned
+
+
+def test_untagged_layer_label_line_is_a_fatal_shape_error(tmp_path: Path) -> None:
+    # n098: TensorRT 7 printed by an app without severity tags
+    text = (
+        "Layer: /model.2/Where_493's output can not be used as shape tensor.\n"
+        "Network validation failed.\nEngine creation failed\n"
+    )
+    assert _both(tmp_path, text) == {("/model.2/Where_493", "shape", True)}
+
+
+def test_tagged_layer_label_line_names_the_layer(tmp_path: Path) -> None:
+    text = "[TensorRT] ERROR: Layer: Where 12's output can not be used as shape tensor.\n"
+    # a plain word after the label is no name ("Where 12" has a space): nothing is invented
+    assert _both(tmp_path, text) == set()
+    text = "[TensorRT] ERROR: Layer: node_of_gather:0's output can not be used as shape tensor.\n"
+    assert _both(tmp_path, text) == {("node_of_gather:0", "shape", True)}
+
+
+def _importer_then_error(between: int) -> str:
+    lines = ["[07/25/2022-21:06:44] [TRT] [V] ModelImporter.cpp:1: NonZero_2193 [NonZero] "
+             "inputs: [2743 -> (-1)[INT32]], "]
+    lines += [f"[07/25/2022-21:06:44] [TRT] [I] Searching for plugin: NonZero, step {i}"
+              for i in range(between)]
+    lines.append("In node 2193 (importFallbackPluginImporter): UNSUPPORTED_NODE: Assertion "
+                 'failed: creator && "Plugin not found, are the plugin name, version, and '
+                 'namespace correct?"')
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("between", range(CONTEXT_RECORDS + 2))
+def test_importer_node_reaches_context_records(tmp_path: Path, between: int) -> None:
+    # n103: the importer's INFO lines stand between the node's inputs line and the error
+    found = _both(tmp_path, _importer_then_error(between))
+    if between < CONTEXT_RECORDS:
+        assert found == {("NonZero_2193", "parser-unsupported", True)}
+    else:
+        assert found == set()  # too far back: no name rather than a guess
+
+
+def test_parsing_node_line_names_the_node(tmp_path: Path) -> None:
+    text = (
+        "[V] [TRT] Parsing node: /backbone/Pad 3 [Pad]\n"
+        "[E] [TRT] ModelImporter.cpp:949: ERROR: ModelImporter.cpp:1 In function importPad:\n"
+        "[8] Assertion failed: inputs.at(1).is_weights()\n"
+    )
+    assert _both(tmp_path, text) == {("/backbone/Pad 3", "parser-error", True)}
+
+
+def test_a_finished_node_import_is_not_blamed(tmp_path: Path) -> None:
+    text = (
+        "[V] [TRT] ModelImporter.cpp:1: Conv_1 [Conv] inputs: [x -> (1)[FLOAT]], \n"
+        "[E] [TRT] ModelImporter.cpp:949: ERROR: ModelImporter.cpp:1 In function importConv:\n"
+        "[8] Assertion failed: kernel\n"
+        "In node 5 (importPad): INVALID_NODE: Assertion failed: x\n"
+    )
+    assert _both(tmp_path, text) == {("Conv_1", "parser-error", True)}
+
+
+def test_converter_refusal_at_debug_level_is_a_non_fatal_finding(tmp_path: Path) -> None:
+    # n151: Torch-TensorRT dynamo partitioning, Python logging's "LEVEL:logger:message"
+    text = (
+        "DEBUG:torch_tensorrt.dynamo.conversion.aten_ops_converters:_to_copy converter rejected "
+        "node _to_copy_6 with dtype torch.int64\n"
+        "DEBUG:torch_tensorrt.dynamo.partitioning._adjacency_partitioner:\n"
+        "Number of TensorRT-Accelerated Engines Generated: 2\n"
+        "DEBUG:torch_tensorrt.dynamo.backend.backends:Lowered input graph: x.reshape(1)\n"
+    )
+    assert _both(tmp_path, text) == {("_to_copy_6", "parser-unsupported", False)}
+
+
+def test_untagged_unsupported_type_line_makes_the_header_parser_unsupported(
+    tmp_path: Path,
+) -> None:
+    # n078: onnx2trt printing std::cerr's "Unsupported ONNX data type" before the legacy header
+    text = 'Unsupported ONNX data type: UINT8 (2)\nWhile parsing node number 108 [Cast -> "292"]:\n'
+    assert _both(tmp_path, text) == {("292", "parser-unsupported", True)}
+
+
+def test_layer_input_type_constraint_is_api_usage(tmp_path: Path) -> None:
+    # n134: TensorRT 5.1
+    text = (
+        "[TensorRT] ERROR: (Unnamed Layer* 4) [ElementWise]: elementwise inputs must not be "
+        "Int32\n"
+    )
+    assert _both(tmp_path, text) == {("(Unnamed Layer* 4) [ElementWise]", "api-usage", True)}
+
+
+# Batch-2 train cases (named) follow; each line is a real line with another name put in.
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (  # n287, n291: tensorRT_Pro's logger "[date time][error][file:line]:NVInfer: "
+            "[2022-12-08 17:36:09][error][trt_builder.cpp:30]:NVInfer: 9: [graphShapeAnalyzer"
+            ".cpp::throwIfError::1306] Error Code 9: Internal Error (Reshape_77: reshape changes "
+            "volume\n)\n",
+            {("Reshape_77", "shape", True)},
+        ),
+        (  # n224: a script's "[TRT ERROR]" prefix and a hard-wrapped message
+            "[TRT ERROR] IBuilder::buildSerializedNetwork: Error Code 10: Internal Error\n"
+            "  (Could not find any implementation for node\n  {ForeignNode[/a/Shape...b_out]}.\n"
+            "  In computeCosts at /_src/optimizer/common/tactic/optimizer.cpp:4265)\n",
+            {("{ForeignNode[/a/Shape...b_out]}", "no-implementation", True)},
+        ),
+        (  # n323: TF-TRT falls back to the TensorFlow segment at run time
+            "2021-12-16 02:59:55.211762: W tensorflow/compiler/tf2tensorrt/kernels/trt_engine_op"
+            ".cc:587] Running native segment forPartitionedCall/TRTEngineOp_0_7 due to failure "
+            "in verifying input shapes: Input shapes do not match\n",
+            {("PartitionedCall/TRTEngineOp_0_7", "runtime-failed", False)},
+        ),
+        (  # n302: the UFF input node is the network's input tensor, later records too
+            "ERROR: [TRT]: UFFParser: Failed to parseInput for node image_in\n"
+            "ERROR: [TRT]: UffParser: Parser error: image_in: Failed to parse node - Invalid "
+            "Tensor found at node image_in\n",
+            set(),
+        ),
+        (  # n195: ONNX Runtime gives a node the TensorRT parser rejects to another provider
+            ' [E:onnxruntime:, tensorrt_execution_provider.h:88 log] [2025-02-07 20:40:27   ERROR]'
+            " In node 3 with name: /Scatter_9 and operator: ScatterND (importScatterND): "
+            'UNSUPPORTED_NODE_ATTR: Assertion failed: !attrs.count("reduction"): Attribute '
+            "reduction is not supported.\n",
+            {("/Scatter_9", "parser-unsupported", False)},
+        ),
+        (  # n219: the shape analyzer's check, the wording names no shape
+            " Error[4]: [graphShapeAnalyzer.cpp::nvinfer1::builder::ShapeAnalyzerImpl::"
+            "analyzeShapes::2084] Error Code 4: Miscellaneous (ITopKLayer /Top_2: /Top_2: K "
+            "exceeds the maximum value allowed (3840).)\n",
+            {("/Top_2", "shape", True)},
+        ),
+        (  # n210: Error Code 3 is an API usage error, whatever the wording
+            "[05/29/2025-12:16:24] [TRT] [E] ITensor::getDimensions: Error Code 3: API Usage "
+            "Error (node_of_min_out: at least 1 dimensions are required for input.)\n",
+            {("node_of_min_out", "api-usage", True)},
+        ),
+        (  # n180, n320: the layer is the last clause before the shape phrase
+            "Error[4]: kOPT values for profile 0 violate shape constraints: IShuffleLayer "
+            "/m.1/Reshape: reshaping failed for tensor: 18 reshape would change volume 2 to 4\n",
+            {("/m.1/Reshape", "shape", True)},
+        ),
+        (  # n266: a Python exception class is no layer
+            "polygraphy.exception.exception.PolygraphyException: Invalid Engine. Please ensure "
+            "the engine was built correctly\n",
+            set(),
+        ),
+        (  # n268: a quoted Myelin op after its kind, a skipped tactic (non-fatal)
+            "[11/18/2025-06:15:43] [TRT] [E] Error Code: 9: Skipping tactic 0x0000000000000000 "
+            "due to exception [api_compile.cpp:validate_copy_operation:4682] Slice operation "
+            '"/blk_1/Pad_12_slice" has incorrect fill value type, slice op requires fill value '
+            "type to be same as its input.\n",
+            {("/blk_1/Pad_12_slice", "tactic-failure", False)},
+        ),
+        (  # n186, n261, n314: API misuse wordings
+            "[TensorRT] ERROR: Loop_7: setRecurrence not called\n",
+            {("Loop_7", "api-usage", True)},
+        ),
+    ],
+)
+def test_batch2_reading_rules(
+    tmp_path: Path, text: str, expected: set[tuple[object, object, object]]
+) -> None:
+    assert _both(tmp_path, text) == expected
+
+
+def test_importer_node_on_a_continuation_line_before_a_bare_header(tmp_path: Path) -> None:
+    # n197: a log pasted without its logger prefix; the header has no output tensor
+    text = (
+        ": ModelImporter.cpp:123: Searching for input: Expand__98:0\n"
+        ": ModelImporter.cpp:129: enc/ReverseV2_ReverseSequence__7 [ReverseSequence] inputs: "
+        "[enc/transpose:0 -> (-1, -1, -1)], \n"
+        "While parsing node number 54 [ReverseSequence]:\n"
+        "ERROR: ModelImporter.cpp:134 In function parseGraph:\n"
+        "[8] No importer registered for op: ReverseSequence\n"
+    )
+    assert _both(tmp_path, text) == {
+        ("enc/ReverseV2_ReverseSequence__7", "parser-unsupported", True)
+    }
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # pybind11's argument errors name a Python function, not a layer
+        "TypeError: deserialize_cuda_engine(): incompatible function arguments. The following "
+        "argument types are supported:\n",
+        "TypeError: pybind11::init(): factory function returned nullptr\n",
+        # TensorFlow's "{{node X}}" is a TensorFlow node, not a TensorRT layer
+        "2021-12-16 02:59:55.224076: E tensorflow/core/common_runtime/executor.cc:640] Executor "
+        "failed to create kernel. Not found: No registered OpKernel for 'GPU' devices "
+        "compatible with node {{node StatefulPartitionedCall/Postprocessor/NMS}}\n",
+        "2020-01-01 10:00:00.100: E tensorflow/core/common_runtime/executor.cc:641] Executor "
+        "failed to create kernel. Invalid argument: Input 0 of node conv1/Conv2D was passed "
+        "float from x:0 incompatible with expected half.\n",
+    ],
+)
+def test_lines_that_name_no_layer(tmp_path: Path, text: str) -> None:
+    assert _both(tmp_path, text) == set()
