@@ -100,7 +100,7 @@ def _candidates(data: bytes | bytearray, size: int, scratch: _Scratch | None = N
         work = scratch or _Scratch()
         window = np.frombuffer(data, dtype=np.uint8, count=size)
         blocks = []
-        # Five comparisons and four ORs over a block while it is in the cache: over the whole
+        # The first-byte comparisons over one block while it is in the cache: over the whole
         # chunk at once each pass would read it from memory again.
         for start in range(0, body, BLOCK_BYTES):
             head = window[start : min(start + BLOCK_BYTES, body)]
