@@ -74,22 +74,23 @@ class _Scratch:
         self.shifted = np.empty(BLOCK_BYTES, dtype=np.uint8)
 
 
-def _first_byte_run(firsts: tuple[int, ...], longest: int = 5) -> tuple[int | None, int, tuple]:
-    """The run of byte values (at most ``longest`` wide) holding the most trigger first bytes,
-    and the first bytes outside it: (run start or None, run length, other first bytes)."""
-    best: tuple[int, int] = (0, 0)
-    for start in firsts:
-        inside = sum(start <= first < start + longest for first in firsts)
-        if inside > best[0]:
-            best = (inside, start)
-    inside, start = best
-    if inside < 2:
-        return None, 0, firsts
-    length = max(first for first in firsts if start <= first < start + longest) - start + 1
-    return start, length, tuple(f for f in firsts if not start <= f < start + length)
+FIRST_BYTE_GAP = 3  # first bytes at most this far apart share one range test (see below)
 
 
-_RUN_START, _RUN_LENGTH, _SINGLE_BYTES = _first_byte_run(tuple(sorted(_FIRST_BYTES)))
+def first_byte_tests(firsts: tuple[int, ...], gap: int) -> list[tuple[int, int]]:
+    """The first-byte pass as (start, length) byte ranges: sorted first bytes at most ``gap``
+    apart share one range (a subtract and a compare find all of it, instead of one compare and
+    one OR per byte; the bytes between them become candidates the two-byte table drops)."""
+    ranges: list[list[int]] = []
+    for first in sorted(firsts):
+        if ranges and first - ranges[-1][1] <= gap:
+            ranges[-1][1] = first
+        else:
+            ranges.append([first, first])
+    return [(low, high - low + 1) for low, high in ranges]
+
+
+_TESTS = first_byte_tests(_FIRST_BYTES, FIRST_BYTE_GAP)
 
 
 def _candidates(data: bytes | bytearray, size: int, scratch: _Scratch | None = None) -> list[int]:
@@ -105,16 +106,16 @@ def _candidates(data: bytes | bytearray, size: int, scratch: _Scratch | None = N
         for start in range(0, body, BLOCK_BYTES):
             head = window[start : min(start + BLOCK_BYTES, body)]
             mask, other = work.mask[: head.size], work.other[: head.size]
-            if _RUN_START is not None:
-                # One comparison for the first bytes that lie in a short run (E F . . I): the
-                # others of the run (G, H) are dropped by the two-byte table below.
-                np.subtract(head, _RUN_START, out=work.shifted[: head.size])
-                np.less(work.shifted[: head.size], _RUN_LENGTH, out=mask)
-            else:
-                mask.fill(False)
-            for first in _SINGLE_BYTES:
-                np.equal(head, first, out=other)
-                mask |= other
+            shifted = work.shifted[: head.size]
+            for number, (low, length) in enumerate(_TESTS):
+                out = other if number else mask
+                if length == 1:
+                    np.equal(head, low, out=out)
+                else:
+                    np.subtract(head, low, out=shifted)
+                    np.less(shifted, length, out=out)
+                if number:
+                    mask |= other
             hits = np.flatnonzero(mask)
             if hits.size:
                 blocks.append(hits + start if start else hits)
