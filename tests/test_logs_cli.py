@@ -89,3 +89,21 @@ def test_table_shows_onnx_columns_and_whole_names(
     )
     assert main(["failures", str(log)]) == 0
     assert long_name in capsys.readouterr().out
+
+
+def test_blas_threads_limited_only_when_the_user_did_not_choose(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The failures command does no linear algebra: OpenBLAS's thread per CPU is not started
+    (OPENBLAS_NUM_THREADS=1 before numpy's import), unless the user set a number."""
+    import os
+
+    log = tmp_path / "x.log"
+    log.write_text("[E] [TRT] 4: [network.cpp::validate::1] Error Code 4: Internal Error (x)\n")
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    assert main(["failures", str(log)]) == 0
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "1"
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "8")
+    assert main(["failures", str(log)]) == 0
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "8"
+    capsys.readouterr()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
@@ -25,6 +26,9 @@ def _cli(args: argparse.Namespace) -> int:
         # The plain failure table: the streaming scan first; pandas only for --group and CSV.
         # The table and JSON are printed from the scan's rows (what analyze_log(path).failures
         # holds, without building the DataFrame: most of the time on an error-dense log).
+        # numpy's OpenBLAS starts a thread per CPU at import (~0.07 s of CPU here); this
+        # command does no linear algebra. Only where the user has not chosen a number.
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
         from trtsafe_lab.logs.scan import scan_failures
 
         for path in args.logs:
