@@ -102,3 +102,23 @@ def test_spare_cpu_counts_running_processes(monkeypatch: pytest.MonkeyPatch) -> 
     assert not scan_worker.spare_cpu()
     monkeypatch.setattr(scan_worker.os, "sched_getaffinity", lambda pid: set(range(1 << 16)))
     assert scan_worker.spare_cpu()
+
+
+def test_a_pipe_is_scanned_without_a_worker(corpus_dir: Path, tmp_path: Path) -> None:
+    """A named pipe cannot be read at offsets (nor told its position): one process reads it."""
+    import os
+    import threading
+
+    data = (corpus_dir / "build-logs" / "cases" / "036.log").read_bytes()
+    plain = tmp_path / "plain.log"
+    plain.write_bytes(data)
+    fifo = tmp_path / "pipe.log"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=fifo.write_bytes, args=(data,))
+    writer.start()
+    try:
+        rows = scan_failures(fifo, worker=True)
+    finally:
+        writer.join()
+    assert rows == scan_failures(plain, worker=False)
+    assert rows

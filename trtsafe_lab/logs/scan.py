@@ -21,6 +21,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import stat
 from collections.abc import Callable
 from typing import Any
 
@@ -372,10 +373,14 @@ def scan_failures(
 
     base = 0  # file offset of buf[0] (while no bytes were cut out)
     with handle:
-        if worker is not False and isinstance(getattr(handle, "raw", None), io.FileIO):
+        raw = getattr(handle, "raw", None)  # a plain file, not a UTF-16/32 one decoded
+        if (
+            worker is not False
+            and isinstance(raw, io.FileIO)
+            and stat.S_ISREG((info := os.fstat(raw.fileno())).st_mode)  # not a pipe
+        ):
             base = handle.tell()  # after a UTF-8 byte-order mark
-            size = os.fstat(handle.fileno()).st_size
-            wanted = worker or (size >= WORKER_MIN_BYTES and spare_cpu())
+            wanted = worker or (info.st_size >= WORKER_MIN_BYTES and spare_cpu())
             if wanted and can_fork_worker():
                 helper = TriggerWorker.start(path, base, own, region_bytes)
                 if helper is not None and WAIT_FOR_WORKER:
