@@ -122,3 +122,19 @@ def test_a_pipe_is_scanned_without_a_worker(corpus_dir: Path, tmp_path: Path) ->
         writer.join()
     assert rows == scan_failures(plain, worker=False)
     assert rows
+
+
+def test_a_refused_fork_leaves_the_work_to_one_process(
+    corpus_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, served: list[int]
+) -> None:
+    from trtsafe_lab.logs import scan_worker
+
+    def refuse() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    log = tmp_path / "big.log"
+    log.write_bytes(_corpus_log(corpus_dir))
+    expected = scan_failures(log, worker=False)
+    monkeypatch.setattr(scan_worker.os, "fork", refuse)
+    assert scan_failures(log, worker=True, region_bytes=65536) == expected
+    assert served[0] == 0

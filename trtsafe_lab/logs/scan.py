@@ -382,7 +382,7 @@ def scan_failures(
             base = handle.tell()  # after a UTF-8 byte-order mark
             wanted = worker or (info.st_size >= WORKER_MIN_BYTES and spare_cpu())
             if wanted and can_fork_worker():
-                helper = TriggerWorker.start(path, base, own, region_bytes)
+                helper = TriggerWorker.start(raw.fileno(), base, own, region_bytes)
                 if helper is not None and WAIT_FOR_WORKER:
                     helper.wait()
         try:

@@ -74,42 +74,48 @@ class TriggerWorker:
         self._pending = bytearray()
 
     @classmethod
-    def start(
-        cls, path: str | os.PathLike[str], start: int, find: FindOffsets, region: int
-    ) -> TriggerWorker | None:
-        """Fork a child for the file at ``path`` from offset ``start`` (a line start) to its end;
-        None when the file is at most one region past ``start`` (nothing to share)."""
-        fd = os.open(path, os.O_RDONLY)
+    def start(cls, fd: int, start: int, find: FindOffsets, region: int) -> TriggerWorker | None:
+        """Fork a child for the regular file open as ``fd`` from offset ``start`` (a line
+        start) to its end (the child reads with ``pread``: ``fd``'s position is not moved).
+        None when the file is at most one region past ``start`` (nothing to share) or the
+        system refuses a pipe or a process (the scan then finds every offset itself)."""
+        end = os.fstat(fd).st_size
+        if end - start <= region:
+            return None
+        shared = mmap.mmap(-1, _POSITION.size)  # the parent's position, seen by the child
+        _POSITION.pack_into(shared, 0, start)
         try:
-            end = os.fstat(fd).st_size
-            if end - start <= region:
-                return None
-            shared = mmap.mmap(-1, _POSITION.size)  # the parent's position, seen by the child
-            _POSITION.pack_into(shared, 0, start)
             read_fd, write_fd = os.pipe()
+        except OSError:
+            shared.close()
+            return None
+        try:
             pid = os.fork()
-            if pid == 0:  # the child: never returns
-                code = 1
-                try:
-                    os.close(read_fd)
-                    signal.signal(signal.SIGINT, signal.SIG_DFL)
-                    _work(fd, start, end, region, find, write_fd, shared)
-                    code = 0
-                except BrokenPipeError:
-                    pass  # the parent is gone
-                except BaseException:
-                    # A bug here must not pass unseen (the parent finds the offsets itself).
-                    import traceback
+        except OSError:
+            for descriptor in (read_fd, write_fd):
+                os.close(descriptor)
+            shared.close()
+            return None
+        if pid == 0:  # the child: never returns
+            code = 1
+            try:
+                os.close(read_fd)
+                signal.signal(signal.SIGINT, signal.SIG_DFL)
+                _work(fd, start, end, region, find, write_fd, shared)
+                code = 0
+            except BrokenPipeError:
+                pass  # the parent is gone
+            except BaseException:
+                # A bug here must not pass unseen (the parent finds the offsets itself).
+                import traceback
 
-                    traceback.print_exc()
-                    sys.stderr.flush()
-                finally:
-                    os._exit(code)
-            os.close(write_fd)
-            os.set_blocking(read_fd, False)
-            return cls(pid, read_fd, shared, end)
-        finally:
-            os.close(fd)
+                traceback.print_exc()
+                sys.stderr.flush()
+            finally:
+                os._exit(code)
+        os.close(write_fd)
+        os.set_blocking(read_fd, False)
+        return cls(pid, read_fd, shared, end)
 
     def reached(self, position: int) -> None:
         """The parent finds the offsets below ``position`` itself: the child may stop there."""
