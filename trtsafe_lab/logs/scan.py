@@ -94,17 +94,19 @@ def first_byte_tests(firsts: tuple[int, ...], gap: int) -> list[tuple[int, int]]
 _TESTS = first_byte_tests(_FIRST_BYTES, FIRST_BYTE_GAP)
 
 
-def _candidates(data: bytes | bytearray, size: int, scratch: _Scratch | None = None) -> list[int]:
-    """Positions in ``data[:size]`` whose first two or three bytes can start a trigger."""
+def _candidates(
+    data: bytes | bytearray, size: int, scratch: _Scratch | None = None, begin: int = 0
+) -> list[int]:
+    """Positions in ``data[begin:size]`` whose first two or three bytes can start a trigger."""
     body = size - 2  # positions with two bytes after them; the last two are checked apart
     found: list[int] = []
-    if body > 0:
+    if body > begin:
         work = scratch or _Scratch()
         window = np.frombuffer(data, dtype=np.uint8, count=size)
         blocks = []
         # The first-byte comparisons over one block while it is in the cache: over the whole
         # chunk at once each pass would read it from memory again.
-        for start in range(0, body, BLOCK_BYTES):
+        for start in range(begin, body, BLOCK_BYTES):
             head = window[start : min(start + BLOCK_BYTES, body)]
             mask, other = work.mask[: head.size], work.other[: head.size]
             shifted = work.shifted[: head.size]
@@ -130,18 +132,22 @@ def _candidates(data: bytes | bytearray, size: int, scratch: _Scratch | None = N
             keep[third] = np.isin(triples, _SET3)
         found = index[keep].tolist()
         del window, head, mask, other
-    found.extend(pos for pos in range(max(body, 0), size) if data[pos] in _PATTERNS)
+    found.extend(pos for pos in range(max(body, begin, 0), size) if data[pos] in _PATTERNS)
     return found
 
 
 def trigger_offsets(
-    data: bytes | bytearray, end: int | None = None, scratch: _Scratch | None = None
+    data: bytes | bytearray,
+    end: int | None = None,
+    scratch: _Scratch | None = None,
+    begin: int = 0,
 ) -> list[int]:
-    """Offsets in ``data[:end]`` of lines holding a trigger (one per line, in order)."""
+    """Offsets in ``data[begin:end]`` of lines holding a trigger (one per line, in order);
+    ``begin``: a line start."""
     size = len(data) if end is None else end
     found: list[int] = []
     line_end = -1
-    for pos in _candidates(data, size, scratch):
+    for pos in _candidates(data, size, scratch, begin):
         if pos < line_end:
             continue
         if _PATTERNS[data[pos]].match(data, pos, min(size, pos + TRIGGER_SPAN)):
@@ -169,7 +175,7 @@ class _Window:
         end: int,
         first_line: int,
         fed: int,
-        find: Callable[[bytes | bytearray, int], list[int]],
+        find: Callable[[bytes | bytearray, int, int], list[int]],
     ) -> None:
         self.parser = parser
         self.find = find
@@ -256,7 +262,8 @@ class _Window:
                 return True
             limit = end
         still_open = False
-        offsets = self.find(data, self.size)
+        # the context lines before new_lines_at had their triggers handled: not searched again
+        offsets = self.find(data, self.size, new_lines_at)
         for index, offset in enumerate(offsets):
             if offset < limit:
                 continue
@@ -356,20 +363,22 @@ def scan_failures(
     scratch = _Scratch()
     helper: TriggerWorker | None = None
 
-    def own(data: bytes | bytearray, size: int) -> list[int]:
-        return trigger_offsets(data, size, scratch)
+    def own(data: bytes | bytearray, size: int, begin: int = 0) -> list[int]:
+        return trigger_offsets(data, size, scratch, begin)
 
-    def assisted(data: bytes | bytearray, size: int) -> list[int]:
+    def assisted(data: bytes | bytearray, size: int, begin: int) -> list[int]:
         """The chunk's offsets: the worker's where it has covered the chunk's lines."""
         assert helper is not None
-        shared = helper.offsets(base, base + size)
+        shared = helper.offsets(base + begin, base + size)
         if shared is not None:
             return [offset - base for offset in shared]
         covered = helper.covered_from - base
         helper.reached(base + size)
-        if 0 < covered < size and (rest := helper.offsets(base + covered, base + size)) is not None:
-            return own(data, covered) + [offset - base for offset in rest]
-        return own(data, size)
+        if begin < covered < size and (
+            rest := helper.offsets(base + covered, base + size)
+        ) is not None:
+            return own(data, covered, begin) + [offset - base for offset in rest]
+        return own(data, size, begin)
 
     base = 0  # file offset of buf[0] (while no bytes were cut out)
     with handle:
