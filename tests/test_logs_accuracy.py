@@ -24,8 +24,9 @@ from trtsafe_lab.logs.scoring import (
 
 PROJECT = Path(__file__).parent / "data" / "logs"
 SETASIDE_EXACT_FLOOR = 0.95  # issue 11
-# Measured once the rules were frozen (2026-12-01; benchmarks/results/failure_accuracy_*.json):
-SETASIDE_FROZEN_CASES, SETASIDE_FROZEN_EXACT = 58, 50
+# Measured by the lead once the rules were frozen (benchmarks/results/failure_accuracy_*.json),
+# per collection batch: (cases, exact). Batch 1 was 50/58 with the rules of the first round.
+SETASIDE_FROZEN = {"setaside-b1": (58, 53), "setaside-b2": (52, 44)}
 
 
 def _failures(path: Path) -> pd.DataFrame:
@@ -77,9 +78,10 @@ def test_shared_corpus_stays_exact(
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "issue 11's floor is not met: set-aside exact match was 50/58 (86.2%) when the rules were "
-    "frozen on 2026-12-01; the rules are not tuned on set-aside cases, so issue 11 stays open. "
-    "strict: when the floor is met this xfail fails, and the marker must go."))
+    "issue 11's floor is not met: set-aside exact match was 97/110 (88.2%; batch 1 53/58, "
+    "batch 2 44/52) when the rules of the second round were frozen on 2026-12-01; the rules "
+    "are not tuned on set-aside cases, so issue 11 stays open. strict: when the floor is met "
+    "this xfail fails, and the marker must go."))
 def test_setaside_split_meets_the_floor(
     scored: tuple[dict[str, dict[str, Any]], list[CaseResult]],
 ) -> None:
@@ -95,11 +97,12 @@ def test_setaside_split_meets_the_floor(
 def test_setaside_does_not_fall_below_its_frozen_figure(
     scored: tuple[dict[str, dict[str, Any]], list[CaseResult]],
 ) -> None:
-    """A regression guard, not a target: the set-aside figure measured when the rules were frozen
-    (50 of 58 exact, precision 94%) must not drop; issue 11's 95% floor is the xfail above."""
-    figures = scored[0]["setaside-b1"]
-    assert figures["cases"] == SETASIDE_FROZEN_CASES
-    assert figures["exact"] >= SETASIDE_FROZEN_EXACT, figures
+    """A regression guard, not a target: each batch's set-aside figure measured when the rules
+    were frozen must not drop; issue 11's 95% floor is the xfail above."""
+    for split, (cases, exact) in SETASIDE_FROZEN.items():
+        figures = scored[0][split]
+        assert figures["cases"] == cases, (split, figures)
+        assert figures["exact"] >= exact, (split, figures)
 
 
 def test_scoring_counts_categories_and_fatal_on_matched_names() -> None:
