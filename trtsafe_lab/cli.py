@@ -216,6 +216,19 @@ def _reconfigure_streams() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; when it fails, output folders it created up front and left empty are
+    removed again (a refused or failed run leaves no empty folders behind)."""
+    code = 1
+    try:
+        code = _main(argv)
+    finally:
+        paths = sys.modules.get("trtsafe_lab.paths")  # loaded once paths were checked, else no
+        if code != 0 and paths is not None:  # folder was created (and --help imports nothing)
+            paths.remove_empty_created()
+    return code
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     _reconfigure_streams()
     top, _ = _top_parser()

@@ -169,12 +169,32 @@ def output_file(raw: str, role: str = "output file") -> Path:
     return path
 
 
+# Folders this process created up front, shallowest first: a command that then fails removes
+# the ones still empty (remove_empty_created), so a refused run leaves no empty folders behind.
+_CREATED: list[Path] = []
+
+
 def _create(folder: Path, path: Path, role: str, what: str) -> None:
+    missing = [p for p in (folder, *folder.parents) if not p.exists()]  # deepest first
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise UsageError(f"{role} {shown(path)}: cannot create {what} {shown(folder)} "
                          f"({err.strerror}); give a path in a folder you can write") from err
+    _CREATED.extend(reversed(missing))
+
+
+def remove_empty_created() -> list[Path]:
+    """Remove the folders :func:`created_output_dir` / :func:`created_output_file` made in this
+    process that are still empty (deepest first), e.g. after the command failed; a folder with
+    anything in it is kept. Returns the folders removed."""
+    removed = []
+    while _CREATED:
+        folder = _CREATED.pop()
+        if folder.is_dir() and not folder.is_symlink() and not any(folder.iterdir()):
+            folder.rmdir()
+            removed.append(folder)
+    return removed
 
 
 def created_output_file(raw: str, role: str = "output file") -> Path:
