@@ -16,10 +16,8 @@ from __future__ import annotations
 import itertools
 import re
 
+from trtsafe_lab.logs.name_grammar import MAX_MATCHES, MAX_NAME_CHARS
 from trtsafe_lab.logs.names import name_at, strip_interface
-
-MAX_NAME_CHARS = 4096  # longer "names" are not names
-MAX_MATCHES = 64  # findings of one kind read from one line
 
 _NO_IMPL = re.compile(r"[Cc]ould not find any implementation for node ")
 _NO_TACTIC = re.compile(r"No tactic available for (?:node|layer) ")

@@ -23,8 +23,8 @@ from __future__ import annotations
 import itertools
 import re
 
-MAX_NAME_CHARS = 4096
-MAX_MATCHES = 64
+MAX_NAME_CHARS = 4096  # longer "names" are not names
+MAX_MATCHES = 64  # findings of one kind read from one line
 
 AFTER_WORD = re.compile(
     # "output extent of node X", "name of the node X"; not TensorFlow's graph error "Input 0 of
@@ -67,7 +67,6 @@ _LOCATION = re.compile(r"\[[^\]\s]{1,300}(?:::|\.(?:cpp|cc|cu|h|hpp):)[^\]\s]{0,
 _CODE_PREFIX = re.compile(r"(?:\d{1,3}: |Error\[\d{1,3}\]: )")
 _REASON_OPEN = re.compile(r"Error Code \d{1,9}: [A-Za-z][\w ]{0,60}? \(")
 _INTERFACE = re.compile(r"I[A-Z][A-Za-z]{0,60}Layer ")
-_TORCH2TRT_ALONE = re.compile(r"\[[A-Z][A-Z0-9_]{0,40} #\d{1,9}\] ")
 _THEN_WORD = re.compile(r" [a-z]{2,40}\b")
 _API_OR_ENUM = re.compile(r"(?:nvinfer1::)?I[A-Z]\w{0,80}::|[A-Z][A-Z0-9_]{0,80}$")
 MAX_CLAUSES = 16  # ": " separators tried per line
@@ -220,7 +219,7 @@ def _leading_at(text: str, start: int, *, strong_then_word: bool) -> str:
         return ""
     if text.startswith(":", after) and looks_like_name(name):
         return name
-    if after == len(text.rstrip()) and _TORCH2TRT_ALONE.fullmatch(name + " "):
+    if after == len(text.rstrip()) and _TORCH2TRT.fullmatch(name + " "):
         return name  # torch2trt prints "[CONCATENATION #13]" alone, the reason on the next line
     if strong_then_word and _THEN_WORD.match(text, after) and looks_like_strong_name(name):
         return name
