@@ -44,3 +44,15 @@ def test_only_empty_created_folders_are_removed(tmp_path: Path) -> None:
     assert paths.remove_empty_created() == [made]
     assert (tmp_path / "a" / "note.txt").is_file() and not made.exists()
     assert paths.remove_empty_created() == []  # each folder is considered once
+
+
+@needs_no_tensorrt
+def test_folders_made_before_the_command_are_not_touched(tmp_path: Path) -> None:
+    """A notebook process that made an (empty) output folder earlier, then runs a failing
+    command: only the command's own folders are removed."""
+    earlier = paths.created_output_dir(str(tmp_path / "earlier"))
+    engine = tmp_path / "model.engine"
+    engine.write_bytes(b"not an engine")
+    assert main(["profile", "engine", str(engine), "--out", str(tmp_path / "new")]) != 0
+    assert earlier.is_dir() and not (tmp_path / "new").exists()
+    paths.remove_empty_created()

@@ -218,13 +218,15 @@ def _reconfigure_streams() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; when it fails, output folders it created up front and left empty are
     removed again (a refused or failed run leaves no empty folders behind)."""
+    paths = sys.modules.get("trtsafe_lab.paths")  # loaded once paths are checked (not by --help)
+    mark = paths.created_mark() if paths is not None else 0  # a notebook may have made some
     code = 1
     try:
         code = _main(argv)
     finally:
-        paths = sys.modules.get("trtsafe_lab.paths")  # loaded once paths were checked, else no
-        if code != 0 and paths is not None:  # folder was created (and --help imports nothing)
-            paths.remove_empty_created()
+        paths = sys.modules.get("trtsafe_lab.paths")
+        if code != 0 and paths is not None:
+            paths.remove_empty_created(mark)
     return code
 
 

@@ -184,12 +184,17 @@ def _create(folder: Path, path: Path, role: str, what: str) -> None:
     _CREATED.extend(reversed(missing))
 
 
-def remove_empty_created() -> list[Path]:
+def created_mark() -> int:
+    """How many folders this process has created so far (for :func:`remove_empty_created`)."""
+    return len(_CREATED)
+
+
+def remove_empty_created(since: int = 0) -> list[Path]:
     """Remove the folders :func:`created_output_dir` / :func:`created_output_file` made in this
-    process that are still empty (deepest first), e.g. after the command failed; a folder with
-    anything in it is kept. Returns the folders removed."""
+    process after :func:`created_mark` gave ``since`` that are still empty (deepest first), e.g.
+    after the command failed; a folder with anything in it is kept. Returns the folders removed."""
     removed = []
-    while _CREATED:
+    while len(_CREATED) > since:
         folder = _CREATED.pop()
         if folder.is_dir() and not folder.is_symlink() and not any(folder.iterdir()):
             folder.rmdir()
