@@ -186,17 +186,15 @@ def corpus_figures(
     figures: dict[str, dict[str, Any]] = {}
     train: list[CaseResult] = []
     for split in sorted({case.split for case in project}):
-        results = score_corpus(
-            project_cases / "cases", [c for c in project if c.split == split], analyze
-        )
+        cases = [c for c in project if c.split == split]
+        results = score_corpus(project_cases / "cases", cases, analyze)
         figures[split] = aggregate(results)
         if split == "train":
             train = results
-        if split == "setaside":
-            for batch in sorted({c.batch for c in project if c.split == split and c.batch}):
+        if split == "setaside":  # also per collection batch
+            for batch in sorted({c.batch for c in cases if c.batch}):
                 figures[f"setaside-b{batch}"] = aggregate(
-                    r for r, c in zip(results, [c for c in project if c.split == split],
-                                      strict=True) if c.batch == batch
+                    r for r, c in zip(results, cases, strict=True) if c.batch == batch
                 )
     shared = score_corpus(shared_cases, read_index(shared_cases / "INDEX.tsv"), analyze)
     figures["shared"] = aggregate(shared)
