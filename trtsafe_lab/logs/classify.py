@@ -28,6 +28,7 @@ from trtsafe_lab.logs.layer_names import SAFETY, line_names
 from trtsafe_lab.logs.name_grammar import (
     REFUSAL,
     cut_short,
+    is_api_or_enum,
     leading_name,
     looks_like_strong_name,
     positional_names,
@@ -329,7 +330,7 @@ def _line_grammar_uncached(text: str) -> tuple[tuple[str, ...], tuple[str, ...],
     leading = leading_name(text)
     if leading and leading not in candidates:
         candidates.append(leading)
-    candidates = [n for n in candidates if not (_API_NAME.match(n) or _ENUM_NAME.match(n))]
+    candidates = [n for n in candidates if not is_api_or_enum(n)]
     category = _category_uncached(_masked(text, candidates)) if candidates else ""
     return tuple(tensor_names(text)), tuple(candidates), category
 
@@ -499,10 +500,6 @@ def _dump_text(text: str) -> str:
         _, _, after = rest.partition(": ")
         return after
     return text
-
-
-_API_NAME = re.compile(r"(?:nvinfer1::)?I[A-Z]\w{0,80}::")  # IBuilder::buildSerializedNetwork
-_ENUM_NAME = re.compile(r"[A-Z][A-Z0-9_]{0,80}$")  # UNSUPPORTED_STATE, INVALID_NODE
 
 
 MAX_RECENT_NAMES = 64

@@ -68,6 +68,7 @@ _CODE_PREFIX = re.compile(r"(?:\d{1,3}: |Error\[\d{1,3}\]: )")
 _REASON_OPEN = re.compile(r"Error Code \d{1,9}: [A-Za-z][\w ]{0,60}? \(")
 _INTERFACE = re.compile(r"I[A-Z][A-Za-z]{0,60}Layer ")
 _THEN_WORD = re.compile(r" [a-z]{2,40}\b")
+# an API function or enum value, never a layer: IBuilder::buildSerializedNetwork, UNSUPPORTED_STATE
 _API_OR_ENUM = re.compile(r"(?:nvinfer1::)?I[A-Z]\w{0,80}::|[A-Z][A-Z0-9_]{0,80}$")
 MAX_CLAUSES = 16  # ": " separators tried per line
 # "tensor X", "Tensor 'X'"; a network input is a tensor too ("UFFParser: Failed to parseInput
@@ -134,6 +135,12 @@ def _atom_end(text: str, start: int, end: int) -> int:
             break
         index += 1
     return index
+
+
+def is_api_or_enum(name: str) -> bool:
+    """True for a TensorRT API function (``IBuilder::buildSerializedNetwork``) or an enum value
+    (``UNSUPPORTED_STATE``): words in name positions that name no layer."""
+    return _API_OR_ENUM.match(name) is not None
 
 
 def name_token(text: str, start: int, limit: int = MAX_NAME_CHARS) -> str:
@@ -211,7 +218,7 @@ def _leading_at(text: str, start: int, *, strong_then_word: bool) -> str:
     after = start + len(name)
     if not name or text.startswith(': "', after):  # protobuf text ``name: "x"`` is no name
         return ""
-    if _API_OR_ENUM.match(name):  # "IBuilder::buildSerializedNetwork: ...", "UNSUPPORTED_STATE:"
+    if is_api_or_enum(name):  # "IBuilder::buildSerializedNetwork: ...", "UNSUPPORTED_STATE:"
         return ""
     if _LABEL_WORD.search(name) or _EXCEPTION_CLASS.match(name) or name.endswith("()"):
         # "trt_module_node: X ...", "polygraphy.exception.PolygraphyException: ...", pybind11's
