@@ -204,6 +204,11 @@ def _reference_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default="out/profile", help="parent folder of the run directories")
 
 
+def _metric_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--metric", choices=("latency", "compute"), default="latency",
+                        help="latency uses latencyMs, compute uses computeMs (default: latency)")
+
+
 def _output_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("table", "json", "csv"), default="table",
                         help="print a table, JSON records or CSV (default: table)")
@@ -222,8 +227,7 @@ def _register_sweep(sub: Any) -> None:
                             "export folders, one per aux-stream setting (no GPU needed).")
     runs.add_argument("runs", nargs="+", metavar="RUN",
                       help="a run directory or a folder of trtexec exports, one per setting")
-    runs.add_argument("--metric", choices=("latency", "compute"), default="latency",
-                      help="latency uses latencyMs, compute uses computeMs (default: latency)")
+    _metric_argument(runs)
     runs.add_argument("--allow-mixed", action="store_true",
                       help="runs of several workloads: speedups within each workload")
     _output_arguments(runs)
@@ -270,8 +274,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     cmp_.add_argument("runs", nargs="+", metavar="RUN",
                       help="a run directory or a folder of trtexec exports (*.timing.json)")
     cmp_.add_argument("--baseline", help="the run (by name) to compare against (default: first)")
-    cmp_.add_argument("--metric", choices=("latency", "compute"), default="latency",
-                      help="latency uses latencyMs, compute uses computeMs (default: latency)")
+    _metric_argument(cmp_)
     cmp_.add_argument("--allow-mixed", action="store_true",
                       help="runs of different workloads: compare each workload's runs within "
                       "their own group (labelled) instead of refusing (exit 2)")
