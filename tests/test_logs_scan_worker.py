@@ -1,6 +1,7 @@
-"""The scan's second process (``logs/scan_worker.py``) changes who finds the trigger lines, never
-the rows: the scan with a worker equals the scan without one, wherever the regions split the
-file, whether the worker finished first or the two met anywhere in between."""
+"""The scan's second process (``logs/scan_worker.py``) changes who reads the back of the file,
+never the rows: the scan with a worker equals the scan without one, wherever the worker starts
+and cuts its stretches, whether it finished first or not, and whichever of its stretches the
+parent refuses (their state fields differ from its own: it reads those itself)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,9 @@ from hypothesis import strategies as st
 from test_logs_robust import log_bytes
 
 from trtsafe_lab.logs import scan
+from trtsafe_lab.logs.parser import LogParser
 from trtsafe_lab.logs.scan import scan_failures
-from trtsafe_lab.logs.scan_worker import TriggerWorker, can_fork_worker
+from trtsafe_lab.logs.scan_worker import can_fork_worker
 from trtsafe_lab.logs.source import MAX_LINE_BYTES
 
 pytestmark = pytest.mark.skipif(not can_fork_worker(), reason="no fork or one CPU here")
@@ -44,17 +46,16 @@ def alone(request: pytest.FixtureRequest) -> bool:
 
 @pytest.fixture
 def served(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Counts the chunks (and chunk tails) whose offsets the worker gave: a test that never
-    reaches the worker's answers would prove nothing."""
+    """Counts the worker's stretches the parent took: a test that never takes one would prove
+    nothing."""
     count = [0]
-    original = TriggerWorker.offsets
+    original = LogParser.adopt
 
-    def offsets(self: TriggerWorker, low: int, high: int) -> list[int] | None:
-        found = original(self, low, high)
-        count[0] += found is not None
-        return found
+    def adopt(self: LogParser, *args: object) -> None:
+        count[0] += 1
+        original(self, *args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(TriggerWorker, "offsets", offsets)
+    monkeypatch.setattr(LogParser, "adopt", adopt)
     return count
 
 
@@ -65,11 +66,12 @@ def _corpus_log(corpus_dir: Path) -> bytes:
     return b"".join(p.read_bytes() + cases for p in sorted(logs.glob("verbose/*.log")))
 
 
-@pytest.mark.parametrize("region", [4096, 65536, 1 << 20])
+@pytest.mark.parametrize("stretch", [4096, 65536, 1 << 20])
 @pytest.mark.parametrize("chunk", [scan.CHUNK_BYTES, 100_003])
+@pytest.mark.parametrize("share", [0.5, 0.93])
 def test_worker_gives_the_same_rows(
     corpus_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, served: list[int],
-    region: int, chunk: int, alone: bool,
+    stretch: int, chunk: int, share: float, alone: bool,
 ) -> None:
     if alone:
         return
@@ -77,11 +79,44 @@ def test_worker_gives_the_same_rows(
     log.write_bytes(_corpus_log(corpus_dir))
     expected = scan_failures(log, chunk_bytes=chunk, worker=False)
     assert len(expected) > 100
-    monkeypatch.setattr(scan, "WAIT_FOR_WORKER", True)  # the worker covers all it can first
-    assert scan_failures(log, chunk_bytes=chunk, worker=True, region_bytes=region) == expected
+    options = {"chunk_bytes": chunk, "stretch_bytes": stretch, "worker_share": share}
+    monkeypatch.setattr(scan, "WAIT_FOR_WORKER", True)  # the worker sends everything first
+    assert scan_failures(log, worker=True, **options) == expected  # type: ignore[arg-type]
     assert served[0] > 0
-    monkeypatch.setattr(scan, "WAIT_FOR_WORKER", False)  # they meet wherever timing says
-    assert scan_failures(log, chunk_bytes=chunk, worker=True, region_bytes=region) == expected
+    monkeypatch.setattr(scan, "WAIT_FOR_WORKER", False)  # the parent waits where it must
+    assert scan_failures(log, worker=True, **options) == expected  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("refuse", ["every other", "the first of each run", "all"])
+def test_refused_stretches_are_read_by_the_parent(
+    corpus_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, served: list[int],
+    refuse: str, alone: bool,
+) -> None:
+    """Stretches whose state fields differ are read by the parent itself, from where the last
+    one taken ended: refusing some (as a wrong guess of the state would) changes no row."""
+    if alone:
+        return
+    log = tmp_path / "big.log"
+    log.write_bytes(_corpus_log(corpus_dir))
+    expected = scan_failures(log, chunk_bytes=100_003, worker=False)
+    asked = [0]
+    original = LogParser.state_matches
+
+    def state_matches(self: LogParser, reads: dict, offset: int) -> bool:  # type: ignore[type-arg]
+        asked[0] += 1
+        if refuse == "all" or (refuse == "every other" and asked[0] % 2):
+            return False
+        if refuse == "the first of each run" and not getattr(self, "_taking", False):
+            self._taking = True  # type: ignore[attr-defined]
+            return False
+        return original(self, reads, offset)
+
+    monkeypatch.setattr(LogParser, "state_matches", state_matches)
+    monkeypatch.setattr(scan, "WAIT_FOR_WORKER", True)
+    rows = scan_failures(log, chunk_bytes=100_003, worker=True, stretch_bytes=8192)
+    assert rows == expected
+    assert asked[0] > 2
+    assert (served[0] == 0) == (refuse == "all")
 
 
 def test_byte_order_mark_and_a_cut_line(
@@ -100,21 +135,31 @@ def test_byte_order_mark_and_a_cut_line(
     expected = scan_failures(log, worker=False)
     (tmp_path / "plain.log").write_bytes(body)
     assert expected == scan_failures(tmp_path / "plain.log", worker=False)  # the mark is skipped
-    assert scan_failures(log, worker=True, region_bytes=65536) == expected
+    assert scan_failures(log, worker=True, stretch_bytes=65536) == expected
     assert served[0] > 0
     log = tmp_path / "long.log"
-    log.write_bytes(body[: len(body) // 2] + b"x" * (3 * MAX_LINE_BYTES) + b"\n" + body)
-    expected = scan_failures(log, worker=False)
-    assert scan_failures(log, worker=True, region_bytes=65536) == expected
+    for long_line_at in (len(body) // 2, len(body) + len(body) // 2):  # before, in its part
+        body_with = body + body
+        log.write_bytes(
+            body_with[:long_line_at] + b"x" * (3 * MAX_LINE_BYTES) + b"\n"
+            + body_with[long_line_at:]
+        )
+        expected = scan_failures(log, worker=False)
+        assert scan_failures(log, worker=True, stretch_bytes=65536) == expected
 
 
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(data=log_bytes, region=st.sampled_from([16, 64, 256]), chunk=st.sampled_from([7, 4096]))
+@given(
+    data=log_bytes,
+    stretch=st.sampled_from([16, 64, 256]),
+    chunk=st.sampled_from([7, 4096]),
+    share=st.sampled_from([0.3, 0.5, 0.9]),
+)
 def test_worker_on_any_bytes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data: bytes, region: int, chunk: int,
-    alone: bool,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data: bytes, stretch: int, chunk: int,
+    share: float, alone: bool,
 ) -> None:
     if alone:
         return
@@ -122,7 +167,10 @@ def test_worker_on_any_bytes(
     log.write_bytes(data)
     expected = scan_failures(log, chunk_bytes=chunk, worker=False)
     monkeypatch.setattr(scan, "WAIT_FOR_WORKER", True)
-    assert scan_failures(log, chunk_bytes=chunk, worker=True, region_bytes=region) == expected
+    rows = scan_failures(
+        log, chunk_bytes=chunk, worker=True, stretch_bytes=stretch, worker_share=share
+    )
+    assert rows == expected
 
 
 def test_spare_cpu_counts_running_processes(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -170,5 +218,5 @@ def test_a_refused_fork_leaves_the_work_to_one_process(
     log.write_bytes(_corpus_log(corpus_dir))
     expected = scan_failures(log, worker=False)
     monkeypatch.setattr(scan_worker.os, "fork", refuse)
-    assert scan_failures(log, worker=True, region_bytes=65536) == expected
+    assert scan_failures(log, worker=True, stretch_bytes=65536) == expected
     assert served[0] == 0

@@ -13,7 +13,17 @@ from typing import Any
 from trtsafe_lab.logs import columns as C
 from trtsafe_lab.logs.classify import BlockFinding, ParseState, examine, is_reported, open_block
 from trtsafe_lab.logs.names import members
-from trtsafe_lab.logs.record_cache import RecordCache, Row, TrackedState, relative_record, shift
+from trtsafe_lab.logs.record_cache import (
+    Change,
+    RecordCache,
+    Row,
+    TrackedState,
+    changed_fields,
+    reads_match,
+    relative_record,
+    restore_fields,
+    shift,
+)
 from trtsafe_lab.logs.records import Record, RecordSplitter, is_record_start
 
 # Parsers use the record cache unless told otherwise (``cache=False``). A hit runs no rule, so
@@ -65,6 +75,38 @@ class LogParser:
             return False
         self._state.phase = phase
         return True
+
+    def track_state(self) -> None:
+        """Start recording the state fields the records read before writing them.
+
+        For the streaming scan's worker (:mod:`trtsafe_lab.logs.scan_worker`), which reads the
+        back of a log from a guessed state: what a stretch of records gives depends on its text
+        and on the values of those fields only (as for the record cache), so its reading holds
+        for any state with the same values there (:meth:`state_matches`)."""
+        assert not isinstance(self._state, TrackedState), "already tracking"
+        self._state = TrackedState(self._state)  # type: ignore[assignment]
+
+    def stop_tracking(self) -> tuple[dict[str, tuple[Any, bool]], list[Change]]:
+        """Stop recording; return the fields read before written (name -> (value snapshot,
+        mutable)) and the fields changed since :meth:`track_state`, as (name, value, kind)
+        (``*_line`` numbers as they are: this parser's own numbering)."""
+        tracked = self._state
+        assert isinstance(tracked, TrackedState), "not tracking"
+        self._state = tracked.state
+        return dict(tracked.reads), changed_fields(self._state, tracked.reads, tracked.writes, 0)
+
+    def state_matches(self, reads: dict[str, tuple[Any, bool]], line_offset: int) -> bool:
+        """True when this parser's state has the values ``reads`` (from :meth:`stop_tracking`
+        of a parser whose line numbers are ``line_offset`` lower) recorded."""
+        return reads_match(self._state, reads, line_offset)
+
+    def adopt(self, rows: Iterable[Row], changes: list[Change], line_offset: int) -> None:
+        """Take another parser's reading of a stretch: its failure ``rows`` (line numbers
+        already this parser's) and its state ``changes`` (from :meth:`stop_tracking`; line
+        numbers moved by ``line_offset``). Nothing may be open (:meth:`break_record`)."""
+        assert self._splitter.open_record is None, "a record is open"
+        restore_fields(self._state, changes, line_offset)
+        self.failures.extend(rows)
 
     def feed(self, line: str | bytes | bytearray, line_no: int | None = None) -> list[Row]:
         """Add one physical line (numbered ``line_no``, default: the next one).

@@ -27,12 +27,15 @@ from typing import Any
 
 import numpy as np
 
+from trtsafe_lab.logs import columns as C
 from trtsafe_lab.logs.classify import CONTEXT_RECORDS, marker_phase
 from trtsafe_lab.logs.parser import LogParser
 from trtsafe_lab.logs.records import MAX_CONTINUATION, is_record_start, line_parts
 from trtsafe_lab.logs.scan_worker import (
-    REGION_BYTES,
-    TriggerWorker,
+    PreadReader,
+    ScanWorker,
+    Stretch,
+    Work,
     can_fork_worker,
     spare_cpu,
 )
@@ -176,9 +179,13 @@ class _Window:
         first_line: int,
         fed: int,
         find: Callable[[bytes | bytearray, int, int], list[int]],
+        base: int = 0,
+        at_gap: GapHook | None = None,
     ) -> None:
         self.parser = parser
         self.find = find
+        self.base = base  # file offset of data[0]
+        self.at_gap = at_gap
         self.data = data
         self.size = end  # data[:end] holds complete lines; the rest waits for the next chunk
         self.first_line = first_line
@@ -304,6 +311,10 @@ class _Window:
                 if head == 0 or head_line <= self.fed + 1:
                     break
                 head, head_line = self.back_to_head(self.line_start(head - 1), head_line - 1)
+            if self.at_gap is not None and head > 0 and head_line > self.fed + 1:
+                # a window after a gap, not cut short by the buffer's start: the worker's
+                # stretches begin at such windows (see scan_worker)
+                self.at_gap(self.base + head, head_line, self)
             end, still_open = self.forward_to_next_head(self._run_end(offsets, index, start))
             self.feed(head, end, head_line)
             limit = end
@@ -332,7 +343,147 @@ class _Window:
 
 
 WORKER_MIN_BYTES = 64 << 20  # smaller files are scanned by one process (a fork costs more)
+WORKER_SHARE = 0.5  # the part of the file, from its end, the worker reads
+STRETCH_BYTES = 4 << 20  # the worker's stretches are at least this long (its first shorter)
+FIRST_STRETCH_BYTES = 64 << 10
 WAIT_FOR_WORKER = False  # tests: let the worker finish first (a fixed split of the work)
+
+# Called at each window that begins after a gap: (file offset of its first line, that line's
+# number, the window); may raise _Resume.
+GapHook = Callable[[int, int, _Window], None]
+
+
+class _Resume(Exception):
+    """The parser took the worker's stretches up to ``offset``: read on from there (at line
+    ``line``, ``fed`` the last line fed), or stop when ``offset`` is None (the file's end)."""
+
+    def __init__(self, offset: int | None, line: int = 0, fed: int = 0) -> None:
+        super().__init__(offset)
+        self.offset, self.line, self.fed = offset, line, fed
+
+
+class _PositionLost(Exception):
+    """A line longer than MAX_LINE_BYTES was cut: the buffer no longer maps onto the file."""
+
+
+def _scan_from(
+    parser: LogParser,
+    handle: Any,
+    chunk_bytes: int,
+    path: str | os.PathLike[str],
+    *,
+    base: int = 0,
+    first_line: int = 1,
+    fed: int = 0,
+    at_gap: GapHook | None = None,
+    on_cut: Callable[[], None] | None = None,
+) -> None:
+    """Read ``handle`` (at file offset ``base``, a line start numbered ``first_line``) to its
+    end and feed the windows around its triggers to ``parser`` (``fed``: the last line number
+    given to it already). ``at_gap``: see :data:`GapHook`; ``on_cut``: called when a line
+    longer than MAX_LINE_BYTES is cut (file offsets are unknown from there: ``at_gap`` is no
+    longer called)."""
+    # One reused buffer: [context lines kept from the previous chunk | unread lines ...].
+    buf = bytearray()
+    filled = 0  # bytes of buf in use
+    context_end = 0  # where the context lines end (and the unread part starts) in buf
+    cutting = False  # inside a line longer than MAX_LINE_BYTES: drop bytes until its newline
+    extending = False
+    scratch = _Scratch()
+
+    def find(data: bytes | bytearray, size: int, begin: int = 0) -> list[int]:
+        return trigger_offsets(data, size, scratch, begin)
+
+    while True:
+        if len(buf) < filled + chunk_bytes:
+            buf.extend(bytes(filled + chunk_bytes - len(buf)))
+        try:
+            with memoryview(buf) as view:
+                count = handle.readinto(view[filled : filled + chunk_bytes])
+        except OSError as err:
+            raise LogReadError(f"reading log file '{path}' failed: {err}") from err
+        eof = not count
+        if cutting and count:
+            if at_gap is not None:  # buf no longer maps onto the file
+                at_gap = None
+                if on_cut is not None:
+                    on_cut()
+            newline = buf.find(b"\n", filled, filled + count)
+            if newline == -1:
+                continue
+            del buf[filled:newline]
+            count -= newline - filled
+            cutting = False
+        filled += count
+        end = filled if eof else buf.rfind(b"\n", context_end, filled) + 1
+        if end <= context_end and not eof:  # no complete new line yet
+            if filled - context_end > MAX_LINE_BYTES:
+                filled, cutting = context_end + MAX_LINE_BYTES, True
+            continue
+        window = _Window(parser, buf, end, first_line, fed, find, base, at_gap)
+        extending = window.run(extending, context_end)
+        fed = window.fed
+        if eof:
+            return
+        tail = _tail_start(buf, end)
+        first_line = window.line_at(tail)
+        keep = filled - tail
+        buf[0:keep] = buf[tail:filled]
+        base += tail
+        filled = keep
+        context_end = end - tail
+        if filled - context_end > MAX_LINE_BYTES:
+            filled, cutting = context_end + MAX_LINE_BYTES, True
+
+
+def _worker_part(chunk_bytes: int, stretch_bytes: int, path: str | os.PathLike[str]) -> Work:
+    """What the worker runs (in the child): the scan from its start to the file's end, cut into
+    stretches at windows after a gap (at least ``stretch_bytes`` apart), each sent with what
+    its records read of the parser state (see :mod:`trtsafe_lab.logs.scan_worker`)."""
+
+    def work(fd: int, start: int, send: Callable[[Stretch], None]) -> None:
+        parser = LogParser(keep_events=False)
+        current: list[Stretch] = []  # the stretch being read (none before the first gap)
+        next_at = [start]
+
+        def close(stretch: Stretch) -> None:
+            stretch.reads, stretch.changes = parser.stop_tracking()
+            stretch.rows = parser.failures
+            parser.failures = []
+            send(stretch)
+
+        def at_gap(offset: int, line: int, window: _Window) -> None:
+            if offset < next_at[0]:
+                return
+            parser.break_record()  # the feed after a gap closes the open record first: the same
+            if current:
+                stretch = current.pop()
+                stretch.end, stretch.end_line, stretch.end_fed = offset, line, window.fed
+                close(stretch)
+                next_at[0] = offset + stretch_bytes
+            else:
+                next_at[0] = offset + min(FIRST_STRETCH_BYTES, stretch_bytes)
+                parser.failures = []  # rows before the first gap are the parent's to find
+            current.append(Stretch(offset, line, window.fed))
+            parser.track_state()
+
+        def on_cut() -> None:
+            raise _PositionLost
+
+        try:
+            reader = PreadReader(fd, start)
+            _scan_from(
+                parser, reader, chunk_bytes, path, base=start, at_gap=at_gap, on_cut=on_cut
+            )
+        except _PositionLost:
+            return  # the parent reads on from the last stretch sent
+        if current:
+            parser.break_record()
+            stretch = current.pop()
+            stretch.last = True
+            close(stretch)
+
+    return work
 
 
 def scan_failures(
@@ -340,11 +491,12 @@ def scan_failures(
     *,
     chunk_bytes: int = CHUNK_BYTES,
     worker: bool | None = None,
-    region_bytes: int = REGION_BYTES,
+    stretch_bytes: int = STRETCH_BYTES,
+    worker_share: float = WORKER_SHARE,
 ) -> list[Any]:
     """Failure rows (dicts, see :mod:`trtsafe_lab.logs.tables`) of the log file at ``path``.
 
-    ``worker``: find the trigger lines of the file's back part in a second process
+    ``worker``: read the file's back part (``worker_share`` of it) in a second process
     (:mod:`trtsafe_lab.logs.scan_worker`) while this one reads the front. None (default): for
     UTF-8 files of at least :data:`WORKER_MIN_BYTES` when a CPU is idle (:func:`spare_cpu`)
     and :func:`can_fork_worker` allows it; True: whenever it allows it (tests); False: never.
@@ -352,36 +504,34 @@ def scan_failures(
     """
     parser = LogParser(keep_events=False)
     handle = open_log(path)
-    # One reused buffer: [context lines kept from the previous chunk | unread lines ...].
-    buf = bytearray()
-    filled = 0  # bytes of buf in use
-    first_line = 1  # line number of the first line in buf
-    context_end = 0  # where the context lines end (and the unread part starts) in buf
-    cutting = False  # inside a line longer than MAX_LINE_BYTES: drop bytes until its newline
-    fed = 0
-    extending = False
-    scratch = _Scratch()
-    helper: TriggerWorker | None = None
+    helper: ScanWorker | None = None
 
-    def own(data: bytes | bytearray, size: int, begin: int = 0) -> list[int]:
-        return trigger_offsets(data, size, scratch, begin)
-
-    def assisted(data: bytes | bytearray, size: int, begin: int) -> list[int]:
-        """The chunk's offsets: the worker's where it has covered the chunk's lines."""
+    def at_gap(offset: int, line: int, window: _Window) -> None:
+        """Take the worker's stretches from here on while the state they read is this one."""
         assert helper is not None
-        shared = helper.offsets(base + begin, base + size)
-        if shared is not None:
-            return [offset - base for offset in shared]
-        covered = helper.covered_from - base
-        helper.reached(base + size)
-        if begin < covered < size and (
-            rest := helper.offsets(base + covered, base + size)
-        ) is not None:
-            return own(data, covered, begin) + [offset - base for offset in rest]
-        return own(data, size, begin)
+        stretch = helper.stretch_at(offset)
+        if stretch is None:
+            return
+        parser.break_record()  # the window's feed would close the open record first: the same
+        offset_lines = line - stretch.line
+        taken = None
+        while stretch is not None and parser.state_matches(stretch.reads, offset_lines):
+            parser.adopt(helper.rows(stretch, offset_lines), stretch.changes, offset_lines)
+            taken = stretch
+            if stretch.last:
+                raise _Resume(None)
+            stretch = helper.stretch_at(stretch.end)
+        if taken is not None:
+            raise _Resume(taken.end, taken.end_line + offset_lines, taken.end_fed + offset_lines)
 
-    base = 0  # file offset of buf[0] (while no bytes were cut out)
+    def lost() -> None:
+        nonlocal helper
+        if helper is not None:
+            helper.close()
+            helper = None
+
     with handle:
+        base = 0
         raw = getattr(handle, "raw", None)  # a plain file, not a UTF-16/32 one decoded
         if (
             worker is not False
@@ -390,51 +540,34 @@ def scan_failures(
         ):
             base = handle.tell()  # after a UTF-8 byte-order mark
             wanted = worker or (info.st_size >= WORKER_MIN_BYTES and spare_cpu())
-            if wanted and can_fork_worker():
-                helper = TriggerWorker.start(raw.fileno(), base, own, region_bytes)
+            nominal = info.st_size - int((info.st_size - base) * worker_share)
+            if wanted and base < nominal < info.st_size and can_fork_worker():
+                helper = ScanWorker.start_at(
+                    raw.fileno(), nominal, _worker_part(chunk_bytes, stretch_bytes, path), C.LINE
+                )
                 if helper is not None and WAIT_FOR_WORKER:
                     helper.wait()
+        first_line, fed = 1, 0
         try:
             while True:
-                if len(buf) < filled + chunk_bytes:
-                    buf.extend(bytes(filled + chunk_bytes - len(buf)))
                 try:
-                    with memoryview(buf) as view:
-                        count = handle.readinto(view[filled : filled + chunk_bytes])
-                except OSError as err:
-                    raise LogReadError(f"reading log file '{path}' failed: {err}") from err
-                eof = not count
-                if cutting and count:
-                    if helper is not None:  # buf no longer maps onto the file
-                        helper.close()
-                        helper = None
-                    newline = buf.find(b"\n", filled, filled + count)
-                    if newline == -1:
-                        continue
-                    del buf[filled:newline]
-                    count -= newline - filled
-                    cutting = False
-                filled += count
-                end = filled if eof else buf.rfind(b"\n", context_end, filled) + 1
-                if end <= context_end and not eof:  # no complete new line yet
-                    if filled - context_end > MAX_LINE_BYTES:
-                        filled, cutting = context_end + MAX_LINE_BYTES, True
-                    continue
-                find = assisted if helper is not None else own
-                window = _Window(parser, buf, end, first_line, fed, find)
-                extending = window.run(extending, context_end)
-                fed = window.fed
-                if eof:
+                    _scan_from(
+                        parser,
+                        handle,
+                        chunk_bytes,
+                        path,
+                        base=base,
+                        first_line=first_line,
+                        fed=fed,
+                        at_gap=at_gap if helper is not None else None,
+                        on_cut=lost,
+                    )
                     break
-                tail = _tail_start(buf, end)
-                first_line = window.line_at(tail)
-                keep = filled - tail
-                buf[0:keep] = buf[tail:filled]
-                base += tail
-                filled = keep
-                context_end = end - tail
-                if filled - context_end > MAX_LINE_BYTES:
-                    filled, cutting = context_end + MAX_LINE_BYTES, True
+                except _Resume as resume:
+                    if resume.offset is None:
+                        break
+                    handle.seek(resume.offset)
+                    base, first_line, fed = resume.offset, resume.line, resume.fed
         finally:
             if helper is not None:
                 helper.close()

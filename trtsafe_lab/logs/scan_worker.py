@@ -1,42 +1,48 @@
-"""A second process that finds trigger lines in the back of a large log while the scan reads
-the front (the scan's bytes-level candidate pass is most of its time on a big file).
+"""A second process that reads the back part of a large log while the scan reads the front.
 
-:class:`TriggerWorker` forks a child that walks the file from its end towards its start, one
-*region* of about :data:`REGION_BYTES` at a time (regions begin at line starts), and sends back
-for each region the offsets that ``find`` (the scan's own per-chunk function: the first trigger
-match of each line) gives on it. The parent scans forwards; for a chunk whose lines all lie in
-regions the child has finished it takes the child's offsets instead of computing them, and it
-publishes how far it has got so the child stops where they meet. ``find`` is a function of each
-line's bytes alone (no trigger match crosses a line end), so the offsets are the same whichever
-process found them: the rows do not depend on who did the work or on timing (tests compare both
-ways on the corpus with tiny regions). Nothing but offsets crosses the pipe (8 bytes each).
+:class:`ScanWorker` forks a child that runs the scan itself (the ``work`` function the scan
+passes in) from a line start near the middle of the file to its end, with a parser of its own
+that starts from the initial parser state: a guess, as the real state there depends on the front
+part. The child cuts its part into :class:`Stretch` es, each beginning at a window that starts
+after a gap (a record start whose line before was not fed), and sends, for each, its rows and
+the parser state fields its records read before writing them, with the values they read
+(:meth:`~trtsafe_lab.logs.parser.LogParser.track_state`), and the fields it changed.
+
+The parent scans from the start. At a window that begins after a gap where a stretch begins, it
+compares those fields with its own state: when they hold the same values, the stretch's reading
+is the one it would make itself (what records give depends on their text and on those fields
+only, as for the record cache; the window at a gap does not depend on the lines before it), so
+it takes the rows and the changes instead of reading the stretch, and goes on with the next
+stretch; at the first one whose fields differ it reads on itself from there, and tries again at
+the next stretch's start. So the rows never depend on the child (tests compare with and without
+it on the corpus, tiny stretches, any bytes); only the time does: a stretch read from a wrong
+guess is read twice.
 
 Only on Linux (``fork``; the child uses no threads), only when the calling process runs one
 thread and may use two CPUs, and (the scan's default) only when a CPU is idle at the start
-(:func:`spare_cpu`): the split saves wall time, not CPU time (it costs a little more). The
-child reads the file with ``os.preadv`` into one reused buffer (memory: one region) and gives
-up, leaving the rest to the parent, at a line longer than :data:`MAX_BOUNDARY_LINE` across a
-region boundary or when the file is shorter than it was.
+(:func:`spare_cpu`). The child reads the file with ``os.preadv`` (the parent's file position is
+not moved) and stops at a line longer than the scan keeps whole (the parent reads on from its
+last stretch); its stretches cross the pipe as pickles, each distinct row once.
 """
 
 from __future__ import annotations
 
-import bisect
-import mmap
+import io
 import os
+import pickle
 import signal
 import struct
 import sys
 import threading
 from array import array
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
 
-REGION_BYTES = 8 << 20
-MAX_BOUNDARY_LINE = 1 << 16  # a region boundary moves at most this far to the next line start
-_HEADER = struct.Struct("<qqq")  # region start, region end, number of offsets
-_POSITION = struct.Struct("<q")
+MAX_BOUNDARY_LINE = 1 << 16  # the child's start moves at most this far to the next line start
+_LENGTH = struct.Struct("<q")
 
-FindOffsets = Callable[[bytearray, int], list[int]]
+Row = dict[str, Any]
 
 
 def can_fork_worker() -> bool:
@@ -60,53 +66,125 @@ def spare_cpu() -> bool:
     return running < len(os.sched_getaffinity(0))
 
 
-class TriggerWorker:
-    """The parent's handle on the child: :meth:`offsets` answers from the regions received."""
+@dataclass
+class Stretch:
+    """What the child read from one window that begins after a gap to the next such window.
 
-    def __init__(self, pid: int, read_fd: int, shared: mmap.mmap, end: int) -> None:
+    Offsets are the file's; line numbers the child's own (its first line is 1): the parent
+    moves them by the difference at ``start``. ``fed``/``end_fed``: the last line the child
+    had fed before ``start``/``end``. ``reads``/``changes``: see
+    :meth:`~trtsafe_lab.logs.parser.LogParser.stop_tracking`. ``rows``: the failure rows.
+    """
+
+    start: int
+    line: int
+    fed: int
+    reads: dict[str, tuple[Any, bool]] = field(default_factory=dict)
+    changes: list[Any] = field(default_factory=list)
+    rows: Any = field(default_factory=list)  # on the pipe: (templates, pairs), see _pack_rows
+    end: int = -1
+    end_line: int = 0
+    end_fed: int = 0
+    last: bool = False  # it ends at the end of the file
+
+
+def _pack_rows(rows: list[Row], line_key: str) -> tuple[list[Row], array]:
+    """Rows as distinct templates (line 0) and (template, line) pairs: error-dense logs repeat
+    the same rows, so the pipe carries each once."""
+    templates: list[Row] = []
+    index: dict[tuple[Any, ...], int] = {}
+    pairs = array("q")
+    for row in rows:
+        line = row[line_key]
+        template = dict(row)
+        template[line_key] = 0
+        key = tuple(template.items())
+        number = index.get(key)
+        if number is None:
+            number = index[key] = len(templates)
+            templates.append(template)
+        pairs.append(number)
+        pairs.append(line)
+    return templates, pairs
+
+
+def _unpack_rows(templates: list[Row], pairs: array, line_key: str, offset: int) -> list[Row]:
+    rows = []
+    for position in range(0, len(pairs), 2):
+        row = templates[pairs[position]].copy()
+        row[line_key] = pairs[position + 1] + offset
+        rows.append(row)
+    return rows
+
+
+class PreadReader(io.RawIOBase):
+    """Reads the open file ``fd`` from ``offset`` on with ``os.preadv`` (``fd``'s own position,
+    shared with the parent, is not moved)."""
+
+    def __init__(self, fd: int, offset: int) -> None:
+        super().__init__()
+        self._fd = fd
+        self._offset = offset
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        count = os.preadv(self._fd, [buffer], self._offset)
+        self._offset += count
+        return count
+
+
+# The child's part of the scan: reads the file ``fd`` from ``start`` (a line start) to its end
+# and calls ``send`` for each stretch, in order.
+Work = Callable[[int, int, Callable[[Stretch], None]], None]
+
+
+class ScanWorker:
+    """The parent's handle on the child: the stretches received, by their start offset."""
+
+    def __init__(self, pid: int, read_fd: int, start: int, line_key: str) -> None:
         self._pid: int | None = pid
         self._fd: int | None = read_fd
-        self._shared = shared
-        self._end = end  # the file's size when the child started: it covers [covered_from, end)
-        self.covered_from = end
-        self._starts: list[int] = []  # region starts, ascending
-        self._regions: dict[int, array] = {}  # region start -> absolute offsets, ascending
+        self.start = start  # the child reads from here
+        self.reached = start  # the child has sent its stretches up to here
+        self._line_key = line_key
+        self._stretches: dict[int, Stretch] = {}
         self._pending = bytearray()
 
     @classmethod
-    def start(cls, fd: int, start: int, find: FindOffsets, region: int) -> TriggerWorker | None:
-        """Fork a child for the regular file open as ``fd`` from offset ``start`` (a line
-        start) to its end (the child reads with ``pread``: ``fd``'s position is not moved).
-        None when the file is at most one region past ``start`` (nothing to share) or the
-        system refuses a pipe or a process (the scan then finds every offset itself)."""
-        end = os.fstat(fd).st_size
-        if end - start <= region:
+    def start_at(
+        cls, fd: int, nominal: int, work: Work, line_key: str
+    ) -> ScanWorker | None:
+        """Fork a child for the regular file open as ``fd``, from the first line start at or
+        after ``nominal`` to its end. None when there is no such line start nearby, or the
+        system refuses a pipe or a process (the scan then reads the whole file itself)."""
+        head = os.pread(fd, MAX_BOUNDARY_LINE, nominal - 1)
+        newline = head.find(b"\n")
+        if newline == -1 or nominal + newline >= os.fstat(fd).st_size:
             return None
-        shared = mmap.mmap(-1, _POSITION.size)  # the parent's position, seen by the child
-        _POSITION.pack_into(shared, 0, start)
+        start = nominal + newline
         try:
             read_fd, write_fd = os.pipe()
         except OSError:
-            shared.close()
             return None
         try:
             pid = os.fork()
         except OSError:
             for descriptor in (read_fd, write_fd):
                 os.close(descriptor)
-            shared.close()
             return None
         if pid == 0:  # the child: never returns
             code = 1
             try:
                 os.close(read_fd)
                 signal.signal(signal.SIGINT, signal.SIG_DFL)
-                _work(fd, start, end, region, find, write_fd, shared)
+                work(fd, start, lambda stretch: _send(write_fd, stretch, line_key))
                 code = 0
             except BrokenPipeError:
                 pass  # the parent is gone
             except BaseException:
-                # A bug here must not pass unseen (the parent finds the offsets itself).
+                # A bug here must not pass unseen (the parent reads the rest itself).
                 import traceback
 
                 traceback.print_exc()
@@ -115,31 +193,39 @@ class TriggerWorker:
                 os._exit(code)
         os.close(write_fd)
         os.set_blocking(read_fd, False)
-        return cls(pid, read_fd, shared, end)
+        return cls(pid, read_fd, start, line_key)
 
-    def reached(self, position: int) -> None:
-        """The parent finds the offsets below ``position`` itself: the child may stop there."""
-        _POSITION.pack_into(self._shared, 0, position)
+    @property
+    def finished(self) -> bool:
+        """The child has sent all it will send."""
+        return self._fd is None
 
-    def offsets(self, low: int, high: int) -> list[int] | None:
-        """Absolute offsets in ``[low, high)`` when the child has covered it, else None."""
-        self._drain()
-        if low < self.covered_from or high > self._end:
+    def stretch_at(self, offset: int) -> Stretch | None:
+        """The stretch that starts at ``offset``, waiting for the child while it has not got
+        that far; None when there is none (the parent reads on itself)."""
+        if offset < self.start:
             return None
-        found: list[int] = []
-        index = max(bisect.bisect_right(self._starts, low) - 1, 0)
-        while index < len(self._starts) and self._starts[index] < high:
-            values = self._regions[self._starts[index]]
-            first = bisect.bisect_left(values, low)
-            last = bisect.bisect_left(values, high)
-            found.extend(values[first:last])
-            index += 1
-        return found
+        self._drain(wait=False)
+        while offset >= self.reached and self._fd is not None:
+            self._drain(wait=True)
+        return self._stretches.pop(offset, None)
 
-    def _drain(self) -> None:
-        """Read what the child has sent so far (never waits)."""
+    def rows(self, stretch: Stretch, offset: int) -> list[Row]:
+        """The stretch's rows with line numbers moved by ``offset``."""
+        templates, pairs = stretch.rows
+        return _unpack_rows(templates, pairs, self._line_key, offset)
+
+    def wait(self) -> None:
+        """Block until the child has sent everything (tests: a fixed split of the work)."""
+        while self._fd is not None:
+            self._drain(wait=True)
+
+    def _drain(self, wait: bool) -> None:
+        """Read what the child has sent so far; with ``wait``, at least one more piece (or the
+        end of the pipe)."""
         if self._fd is None:
             return
+        os.set_blocking(self._fd, wait)
         while True:
             try:
                 data = os.read(self._fd, 1 << 20)
@@ -150,37 +236,30 @@ class TriggerWorker:
                 self._fd = None
                 break
             self._pending += data
+            if wait:
+                os.set_blocking(self._fd, False)
+                wait = False
         pending = self._pending
         used = 0
-        while len(pending) - used >= _HEADER.size:
-            low, high, count = _HEADER.unpack_from(pending, used)
-            size = _HEADER.size + 8 * count
-            if len(pending) - used < size:
+        while len(pending) - used >= _LENGTH.size:
+            (size,) = _LENGTH.unpack_from(pending, used)
+            if len(pending) - used - _LENGTH.size < size:
                 break
-            if high != self.covered_from or low >= high:
+            body = pending[used + _LENGTH.size : used + _LENGTH.size + size]
+            stretch: Stretch = pickle.loads(body)
+            if stretch.start < self.reached:
                 raise RuntimeError(
-                    f"trigger worker sent region [{low}, {high}) but had covered from "
-                    f"{self.covered_from}: an internal error of the scan, please report it"
+                    f"scan worker sent a stretch at {stretch.start} after one up to "
+                    f"{self.reached}: an internal error of the scan, please report it"
                 )
-            values = array("q")
-            values.frombytes(pending[used + _HEADER.size : used + size])
-            self._regions[low] = values
-            self._starts.insert(0, low)
-            self.covered_from = low
-            used += size
+            self._stretches[stretch.start] = stretch
+            self.reached = stretch.end
+            used += _LENGTH.size + size
         del pending[:used]
-
-    def wait(self) -> None:
-        """Block until the child has finished (tests: a fixed split of the work)."""
-        if self._fd is not None:
-            os.set_blocking(self._fd, True)
-            while self._fd is not None:
-                self._drain()
 
     def close(self) -> None:
         """Stop the child if it still runs and reap it (its CPU time counts as this process's
         children's)."""
-        self.reached(self._end)
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
@@ -188,38 +267,13 @@ class TriggerWorker:
             os.kill(self._pid, signal.SIGKILL)  # not reaped yet: the pid is still the child's
             os.waitpid(self._pid, 0)
             self._pid = None
-        self._shared.close()
 
 
-def _work(
-    fd: int, start: int, end: int, region: int, find: FindOffsets, out: int, shared: mmap.mmap
-) -> None:
-    """The child: regions from the end of the file backwards until the parent's position."""
-    buf = bytearray(region + MAX_BOUNDARY_LINE)
-    high = end
-    nominal = (end - 1) // region * region
-    while nominal > start:
-        (parent_at,) = _POSITION.unpack_from(shared, 0)
-        head = os.pread(fd, MAX_BOUNDARY_LINE, nominal - 1)
-        newline = head.find(b"\n")
-        if newline == -1:
-            return  # a long line across the boundary: the parent reads it
-        low = nominal + newline  # the first line start at or after nominal
-        nominal -= region
-        if low >= high:
-            continue  # no line starts in this region: it joins the one before
-        if low < parent_at:
-            return
-        size = high - low
-        if size > len(buf):
-            return
-        with memoryview(buf) as view:
-            if os.preadv(fd, [view[:size]], low) != size:
-                return  # the file is shorter than it was
-        offsets = array("q", [low + offset for offset in find(buf, size)])
-        message = _HEADER.pack(low, high, len(offsets)) + offsets.tobytes()
-        with memoryview(message) as view:
-            sent = 0
-            while sent < len(message):
-                sent += os.write(out, view[sent:])
-        high = low
+def _send(out: int, stretch: Stretch, line_key: str) -> None:
+    stretch.rows = _pack_rows(stretch.rows, line_key)
+    body = pickle.dumps(stretch, protocol=pickle.HIGHEST_PROTOCOL)
+    message = _LENGTH.pack(len(body)) + body
+    with memoryview(message) as view:
+        sent = 0
+        while sent < len(message):
+            sent += os.write(out, view[sent:])
