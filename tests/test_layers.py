@@ -42,7 +42,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "trtsafe_lab.logs.source", "trtsafe_lab.logs.triggers", "trtsafe_lab.logs.records",
         "trtsafe_lab.logs.names", "trtsafe_lab.logs.layer_names", "trtsafe_lab.logs.classify",
         "trtsafe_lab.logs.parser", "trtsafe_lab.logs.record_cache", "trtsafe_lab.logs.scan",
-        "trtsafe_lab.logs.scan_worker",
+        "trtsafe_lab.logs.scan_worker", "trtsafe_lab.logs.scan_bytes",
         "trtsafe_lab.logs.tables",
         "trtsafe_lab.logs.onnx", "trtsafe_lab.logs.name_grammar", "trtsafe_lab.logs.explanations",
         "trtsafe_lab.logs.signature_text",

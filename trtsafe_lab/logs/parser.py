@@ -52,6 +52,7 @@ class LogParser:
         self.events: list[Row] = []
         self._splitter = RecordSplitter()
         self._state = ParseState()
+        self._stretch: TrackedState | None = None  # see track_state
         self._line_no = 0
 
     @property
@@ -83,15 +84,16 @@ class LogParser:
         back of a log from a guessed state: what a stretch of records gives depends on its text
         and on the values of those fields only (as for the record cache), so its reading holds
         for any state with the same values there (:meth:`state_matches`)."""
-        assert not isinstance(self._state, TrackedState), "already tracking"
-        self._state = TrackedState(self._state)  # type: ignore[assignment]
+        assert self._stretch is None, "already tracking"
+        self._stretch = TrackedState(self._state)
+        self._state = self._stretch  # type: ignore[assignment]
 
     def stop_tracking(self) -> tuple[dict[str, tuple[Any, bool]], list[Change]]:
         """Stop recording; return the fields read before written (name -> (value snapshot,
         mutable)) and the fields changed since :meth:`track_state`, as (name, value, kind)
         (``*_line`` numbers as they are: this parser's own numbering)."""
-        tracked = self._state
-        assert isinstance(tracked, TrackedState), "not tracking"
+        tracked, self._stretch = self._stretch, None
+        assert tracked is not None, "not tracking"
         self._state = tracked.state
         return dict(tracked.reads), changed_fields(self._state, tracked.reads, tracked.writes, 0)
 
@@ -176,6 +178,9 @@ class LogParser:
         The same as feeding them one by one. The streaming scan's windows of an error-dense
         log repeat: lines fed while no record is open are served from a cache keyed on them
         and on the state fields reading them read (as the record cache is)."""
+        stretch = self._stretch
+        if stretch is not None and self._state is stretch and stretch.covers_all():
+            self._state = stretch.state  # nothing more to record: read the state directly
         lines = segment.split(b"\n")
         if segment.endswith(b"\n"):
             lines.pop()

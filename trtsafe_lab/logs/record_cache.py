@@ -66,6 +66,27 @@ class TrackedState:
         self.writes.add(name)
         setattr(self.state, name, value)
 
+    def covers_all(self) -> bool:
+        """True when every data field of the state was read or written: what is read from here
+        on was recorded already (:func:`changed_fields` still sees every change)."""
+        if len(self.reads) + len(self.writes) < len(_data_fields(self.state)):
+            return False
+        return _data_fields(self.state) <= self.reads.keys() | self.writes
+
+
+def _data_fields(state: Any) -> frozenset[str]:
+    """The fields of ``state`` that are not callables (the per-text caches)."""
+    kind = type(state)
+    fields = _DATA_FIELDS.get(kind)
+    if fields is None:
+        fields = _DATA_FIELDS[kind] = frozenset(
+            name for name, value in vars(state).items() if not callable(value)
+        )
+    return fields
+
+
+_DATA_FIELDS: dict[type, frozenset[str]] = {}
+
 
 class _ReadSet:
     """The state fields one reading of a record depended on, and the results per their values."""

@@ -20,17 +20,15 @@ from __future__ import annotations
 
 import io
 import os
-import re
 import stat
 from collections.abc import Callable
 from typing import Any
-
-import numpy as np
 
 from trtsafe_lab.logs import columns as C
 from trtsafe_lab.logs.classify import CONTEXT_RECORDS, marker_phase
 from trtsafe_lab.logs.parser import LogParser
 from trtsafe_lab.logs.records import MAX_CONTINUATION, is_record_start, line_parts
+from trtsafe_lab.logs.scan_bytes import Scratch, count_newlines, tail_start, trigger_offsets
 from trtsafe_lab.logs.scan_worker import (
     PreadReader,
     ScanWorker,
@@ -40,133 +38,13 @@ from trtsafe_lab.logs.scan_worker import (
     spare_cpu,
 )
 from trtsafe_lab.logs.source import MAX_LINE_BYTES, LogReadError, open_log
-from trtsafe_lab.logs.triggers import (
-    PREFIXES2,
-    PREFIXES3,
-    TRIGGER_GROUPS,
-    TRIGGER_SPAN,
-    has_error_trigger,
-)
+from trtsafe_lab.logs.triggers import has_error_trigger
 
 CHUNK_BYTES = 4 << 20
 MERGE_LINES = 4  # trigger lines this close are fed as one window (see _Window._run_end)
 MERGE_BYTES = 8192  # ... and at most this many bytes apart
 # lines kept from one chunk for the next one's windows (the trigger's record and its context)
 CONTEXT_LINES = (CONTEXT_RECORDS + 1) * MAX_CONTINUATION + 2
-
-_PATTERNS = {first[0]: re.compile(pattern) for first, pattern in TRIGGER_GROUPS}
-_FIRST_BYTES = tuple(_PATTERNS)
-# 0: no trigger starts with these two bytes; 1: a trigger may; 2: look at the third byte too.
-_LUT2 = np.zeros(1 << 16, dtype=np.uint8)
-for _prefix in PREFIXES3:
-    _LUT2[_prefix[0] << 8 | _prefix[1]] = 2
-for _prefix in PREFIXES2:
-    _LUT2[_prefix[0] << 8 | _prefix[1]] = 1
-_SET3 = np.array(sorted(p[0] << 16 | p[1] << 8 | p[2] for p in PREFIXES3), dtype=np.uint32)
-
-
-BLOCK_BYTES = 256 << 10  # the first-byte pass works on blocks this size (they stay in cache)
-
-
-class _Scratch:
-    """Boolean work arrays reused from block to block (fresh arrays per chunk would cost page
-    faults that take longer than the comparisons themselves)."""
-
-    def __init__(self) -> None:
-        self.mask = np.empty(BLOCK_BYTES, dtype=bool)
-        self.other = np.empty(BLOCK_BYTES, dtype=bool)
-        self.shifted = np.empty(BLOCK_BYTES, dtype=np.uint8)
-
-
-FIRST_BYTE_GAP = 3  # first bytes at most this far apart share one range test (see below)
-
-
-def first_byte_tests(firsts: tuple[int, ...], gap: int) -> list[tuple[int, int]]:
-    """The first-byte pass as (start, length) byte ranges: sorted first bytes at most ``gap``
-    apart share one range (a subtract and a compare find all of it, instead of one compare and
-    one OR per byte; the bytes between them become candidates the two-byte table drops)."""
-    ranges: list[list[int]] = []
-    for first in sorted(firsts):
-        if ranges and first - ranges[-1][1] <= gap:
-            ranges[-1][1] = first
-        else:
-            ranges.append([first, first])
-    return [(low, high - low + 1) for low, high in ranges]
-
-
-_TESTS = first_byte_tests(_FIRST_BYTES, FIRST_BYTE_GAP)
-
-
-def _candidates(
-    data: bytes | bytearray, size: int, scratch: _Scratch | None = None, begin: int = 0
-) -> list[int]:
-    """Positions in ``data[begin:size]`` whose first two or three bytes can start a trigger."""
-    body = size - 2  # positions with two bytes after them; the last two are checked apart
-    found: list[int] = []
-    if body > begin:
-        work = scratch or _Scratch()
-        window = np.frombuffer(data, dtype=np.uint8, count=size)
-        blocks = []
-        # The first-byte comparisons over one block while it is in the cache: over the whole
-        # chunk at once each pass would read it from memory again.
-        for start in range(begin, body, BLOCK_BYTES):
-            head = window[start : min(start + BLOCK_BYTES, body)]
-            mask, other = work.mask[: head.size], work.other[: head.size]
-            shifted = work.shifted[: head.size]
-            for number, (low, length) in enumerate(_TESTS):
-                out = other if number else mask
-                if length == 1:
-                    np.equal(head, low, out=out)
-                else:
-                    np.subtract(head, low, out=shifted)
-                    np.less(shifted, length, out=out)
-                if number:
-                    mask |= other
-            hits = np.flatnonzero(mask)
-            if hits.size:
-                blocks.append(hits + start if start else hits)
-        index = np.concatenate(blocks) if blocks else np.empty(0, dtype=np.intp)
-        pairs = window[index].astype(np.uint32) << 8 | window[index + 1]
-        flags = _LUT2[pairs]
-        keep = flags == 1
-        third = np.flatnonzero(flags == 2)
-        if third.size:
-            triples = pairs[third] << 8 | window[index[third] + 2]
-            keep[third] = np.isin(triples, _SET3)
-        found = index[keep].tolist()
-        del window, head, mask, other
-    found.extend(pos for pos in range(max(body, begin, 0), size) if data[pos] in _PATTERNS)
-    return found
-
-
-def trigger_offsets(
-    data: bytes | bytearray,
-    end: int | None = None,
-    scratch: _Scratch | None = None,
-    begin: int = 0,
-) -> list[int]:
-    """Offsets in ``data[begin:end]`` of lines holding a trigger (one per line, in order);
-    ``begin``: a line start."""
-    size = len(data) if end is None else end
-    found: list[int] = []
-    line_end = -1
-    for pos in _candidates(data, size, scratch, begin):
-        if pos < line_end:
-            continue
-        if _PATTERNS[data[pos]].match(data, pos, min(size, pos + TRIGGER_SPAN)):
-            found.append(pos)
-            newline = data.find(b"\n", pos, size)
-            line_end = newline if newline != -1 else size
-    return found
-
-
-def _newlines(data: bytes | bytearray, start: int, end: int) -> int:
-    """Number of newlines in ``data[start:end]`` (numpy counts long ranges ~3x faster)."""
-    if end - start < 4096:
-        return data.count(b"\n", start, end)
-    view = np.frombuffer(data, dtype=np.uint8, count=end - start, offset=start)
-    return int(np.count_nonzero(view == 10))
-
 
 class _Window:
     """Feeds windows of one chunk of complete lines to the parser."""
@@ -196,9 +74,9 @@ class _Window:
     def line_at(self, offset: int) -> int:
         """Line number of the line holding ``offset`` (cheap when offsets go forwards)."""
         if offset >= self._cursor:
-            self._cursor_line += _newlines(self.data, self._cursor, offset)
+            self._cursor_line += count_newlines(self.data, self._cursor, offset)
         else:
-            self._cursor_line -= _newlines(self.data, offset, self._cursor)
+            self._cursor_line -= count_newlines(self.data, offset, self._cursor)
         self._cursor = offset
         return self._cursor_line
 
@@ -389,7 +267,7 @@ def _scan_from(
     context_end = 0  # where the context lines end (and the unread part starts) in buf
     cutting = False  # inside a line longer than MAX_LINE_BYTES: drop bytes until its newline
     extending = False
-    scratch = _Scratch()
+    scratch = Scratch()
 
     def find(data: bytes | bytearray, size: int, begin: int = 0) -> list[int]:
         return trigger_offsets(data, size, scratch, begin)
@@ -425,7 +303,7 @@ def _scan_from(
         fed = window.fed
         if eof:
             return
-        tail = _tail_start(buf, end)
+        tail = tail_start(buf, end, CONTEXT_LINES)
         first_line = window.line_at(tail)
         keep = filled - tail
         buf[0:keep] = buf[tail:filled]
@@ -573,23 +451,3 @@ def scan_failures(
                 helper.close()
     parser.finish()
     return parser.failures
-
-
-def _tail_start(chunk: bytes | bytearray, end: int) -> int:
-    """Offset of the last CONTEXT_LINES complete lines of ``chunk[:end]``: just after the
-    CONTEXT_LINES-th newline before ``chunk[end - 1]`` (0 when there are fewer), found with
-    numpy on growing pieces from the end (one ``rfind`` per line cost more than that)."""
-    high = end - 1
-    need = CONTEXT_LINES
-    piece = 1 << 16
-    while high > 0:
-        low = max(0, high - piece)
-        view = np.frombuffer(chunk, dtype=np.uint8, count=high - low, offset=low)
-        newlines = np.flatnonzero(view == 10)
-        del view
-        if newlines.size >= need:
-            return low + int(newlines[-need]) + 1
-        need -= newlines.size
-        high = low
-        piece *= 2
-    return 0

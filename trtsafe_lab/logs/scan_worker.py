@@ -81,21 +81,21 @@ class Stretch:
     fed: int
     reads: dict[str, tuple[Any, bool]] = field(default_factory=dict)
     changes: list[Any] = field(default_factory=list)
-    rows: Any = field(default_factory=list)  # on the pipe: (templates, pairs), see _pack_rows
+    rows: Any = field(default_factory=list)  # on the pipe: packed, see _pack_rows
     end: int = -1
     end_line: int = 0
     end_fed: int = 0
     last: bool = False  # it ends at the end of the file
 
 
-def _pack_rows(rows: list[Row], line_key: str) -> tuple[list[Row], array]:
-    """Rows as distinct templates (line 0) and (template, line) pairs: error-dense logs repeat
-    the same rows, so the pipe carries each once."""
+def _pack_rows(rows: list[Row], line_key: str) -> tuple[list[Row], array, array]:
+    """Rows as distinct templates (line 0), each row's template and its line: error-dense logs
+    repeat the same rows, so the pipe carries each once."""
     templates: list[Row] = []
     index: dict[tuple[Any, ...], int] = {}
-    pairs = array("q")
+    numbers = array("q")
+    lines = array("q")
     for row in rows:
-        line = row[line_key]
         template = dict(row)
         template[line_key] = 0
         key = tuple(template.items())
@@ -103,17 +103,16 @@ def _pack_rows(rows: list[Row], line_key: str) -> tuple[list[Row], array]:
         if number is None:
             number = index[key] = len(templates)
             templates.append(template)
-        pairs.append(number)
-        pairs.append(line)
-    return templates, pairs
+        numbers.append(number)
+        lines.append(row[line_key])
+    return templates, numbers, lines
 
 
-def _unpack_rows(templates: list[Row], pairs: array, line_key: str, offset: int) -> list[Row]:
-    rows = []
-    for position in range(0, len(pairs), 2):
-        row = templates[pairs[position]].copy()
-        row[line_key] = pairs[position + 1] + offset
-        rows.append(row)
+def _unpack_rows(packed: tuple[list[Row], array, array], line_key: str, offset: int) -> list[Row]:
+    templates, numbers, lines = packed
+    rows = [templates[number].copy() for number in numbers]
+    for row, line in zip(rows, lines, strict=True):
+        row[line_key] = line + offset
     return rows
 
 
@@ -212,8 +211,7 @@ class ScanWorker:
 
     def rows(self, stretch: Stretch, offset: int) -> list[Row]:
         """The stretch's rows with line numbers moved by ``offset``."""
-        templates, pairs = stretch.rows
-        return _unpack_rows(templates, pairs, self._line_key, offset)
+        return _unpack_rows(stretch.rows, self._line_key, offset)
 
     def wait(self) -> None:
         """Block until the child has sent everything (tests: a fixed split of the work)."""
