@@ -1,7 +1,6 @@
-"""The scan's second process (``logs/scan_worker.py``) changes who reads the back of the file,
-never the rows: the scan with a worker equals the scan without one, wherever the worker starts
-and cuts its stretches, whether it finished first or not, and whichever of its stretches the
-parent refuses (their state fields differ from its own: it reads those itself)."""
+"""The scan's second process (``logs/scan_worker.py``) changes who finds the trigger lines, never
+the rows: the scan with a worker equals the scan without one, whichever chunks the worker sent
+and which the parent took over (the worker slow, the parent slow, the worker finished first)."""
 
 from __future__ import annotations
 
@@ -9,6 +8,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -16,10 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_logs_robust import log_bytes
 
-from trtsafe_lab.logs import scan
-from trtsafe_lab.logs.parser import LogParser
+from trtsafe_lab.logs import scan, scan_bytes
 from trtsafe_lab.logs.scan import scan_failures
-from trtsafe_lab.logs.scan_worker import can_fork_worker
+from trtsafe_lab.logs.scan_worker import TriggerWorker, can_fork_worker
 from trtsafe_lab.logs.source import MAX_LINE_BYTES
 
 pytestmark = pytest.mark.skipif(not can_fork_worker(), reason="no fork or one CPU here")
@@ -46,16 +45,17 @@ def alone(request: pytest.FixtureRequest) -> bool:
 
 @pytest.fixture
 def served(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Counts the worker's stretches the parent took: a test that never takes one would prove
-    nothing."""
-    count = [0]
-    original = LogParser.adopt
+    """Counts the chunks whose trigger lines the worker gave, and those the parent found itself
+    while the worker ran: a test that never takes the worker's answers would prove nothing."""
+    count = [0, 0]
+    original = TriggerWorker.triggers
 
-    def adopt(self: LogParser, *args: object) -> None:
-        count[0] += 1
-        original(self, *args)  # type: ignore[arg-type]
+    def triggers(self: TriggerWorker, number: int, begin: int, end: int) -> object:
+        found = original(self, number, begin, end)
+        count[found is None] += 1
+        return found
 
-    monkeypatch.setattr(LogParser, "adopt", adopt)
+    monkeypatch.setattr(TriggerWorker, "triggers", triggers)
     return count
 
 
@@ -66,12 +66,11 @@ def _corpus_log(corpus_dir: Path) -> bytes:
     return b"".join(p.read_bytes() + cases for p in sorted(logs.glob("verbose/*.log")))
 
 
-@pytest.mark.parametrize("stretch", [4096, 65536, 1 << 20])
-@pytest.mark.parametrize("chunk", [scan.CHUNK_BYTES, 100_003])
-@pytest.mark.parametrize("share", [0.5, 0.93])
+@pytest.mark.parametrize("chunk", [scan.CHUNK_BYTES, 100_003, 4099])
+@pytest.mark.parametrize("first", [True, False])
 def test_worker_gives_the_same_rows(
     corpus_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, served: list[int],
-    stretch: int, chunk: int, share: float, alone: bool,
+    chunk: int, first: bool, alone: bool,
 ) -> None:
     if alone:
         return
@@ -79,44 +78,38 @@ def test_worker_gives_the_same_rows(
     log.write_bytes(_corpus_log(corpus_dir))
     expected = scan_failures(log, chunk_bytes=chunk, worker=False)
     assert len(expected) > 100
-    options = {"chunk_bytes": chunk, "stretch_bytes": stretch, "worker_share": share}
-    monkeypatch.setattr(scan, "WAIT_FOR_WORKER", True)  # the worker sends everything first
-    assert scan_failures(log, worker=True, **options) == expected  # type: ignore[arg-type]
+    monkeypatch.setattr(scan, "WAIT_FOR_WORKER", first)  # True: it sends everything first
+    assert scan_failures(log, chunk_bytes=chunk, worker=True) == expected
     assert served[0] > 0
-    monkeypatch.setattr(scan, "WAIT_FOR_WORKER", False)  # the parent waits where it must
-    assert scan_failures(log, worker=True, **options) == expected  # type: ignore[arg-type]
+    if first:
+        assert served[1] == 0  # nothing to take over
 
 
-@pytest.mark.parametrize("refuse", ["every other", "the first of each run", "all"])
-def test_refused_stretches_are_read_by_the_parent(
+@pytest.mark.parametrize("slow", ["worker", "parent"])
+def test_chunks_taken_over_or_waited_for(
     corpus_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, served: list[int],
-    refuse: str, alone: bool,
+    slow: str, alone: bool,
 ) -> None:
-    """Stretches whose state fields differ are read by the parent itself, from where the last
-    one taken ended: refusing some (as a wrong guess of the state would) changes no row."""
+    """A slow worker: the parent takes over the chunks it has not begun (it skips them); a slow
+    parent: the worker runs ahead. Either way the same rows."""
     if alone:
         return
     log = tmp_path / "big.log"
     log.write_bytes(_corpus_log(corpus_dir))
-    expected = scan_failures(log, chunk_bytes=100_003, worker=False)
-    asked = [0]
-    original = LogParser.state_matches
+    expected = scan_failures(log, chunk_bytes=65_536, worker=False)
+    target = (scan_bytes, "tail_start") if slow == "worker" else (scan._Window, "run")
+    original = getattr(*target)
 
-    def state_matches(self: LogParser, reads: dict, offset: int) -> bool:  # type: ignore[type-arg]
-        asked[0] += 1
-        if refuse == "all" or (refuse == "every other" and asked[0] % 2):
-            return False
-        if refuse == "the first of each run" and not getattr(self, "_taking", False):
-            self._taking = True  # type: ignore[attr-defined]
-            return False
-        return original(self, reads, offset)
+    def slowly(*args: object) -> object:
+        time.sleep(0.002)
+        return original(*args)
 
-    monkeypatch.setattr(LogParser, "state_matches", state_matches)
-    monkeypatch.setattr(scan, "WAIT_FOR_WORKER", True)
-    rows = scan_failures(log, chunk_bytes=100_003, worker=True, stretch_bytes=8192)
-    assert rows == expected
-    assert asked[0] > 2
-    assert (served[0] == 0) == (refuse == "all")
+    monkeypatch.setattr(*target, slowly)  # the worker is forked with it
+    own_before = served[1]
+    assert scan_failures(log, chunk_bytes=65_536, worker=True) == expected
+    assert served[0] > 0
+    if slow == "worker":
+        assert served[1] > own_before
 
 
 def test_byte_order_mark_and_a_cut_line(
@@ -124,8 +117,7 @@ def test_byte_order_mark_and_a_cut_line(
     alone: bool,
 ) -> None:
     """A UTF-8 mark shifts the file offsets by 3; a line longer than MAX_LINE_BYTES is cut in the
-    scan's buffer (which then no longer maps onto the file: the worker is stopped there, before
-    it served anything here, as it gave up at that line)."""
+    scan's buffer, and in the worker's (its chunks are the same)."""
     if alone:
         return
     body = _corpus_log(corpus_dir)
@@ -135,42 +127,29 @@ def test_byte_order_mark_and_a_cut_line(
     expected = scan_failures(log, worker=False)
     (tmp_path / "plain.log").write_bytes(body)
     assert expected == scan_failures(tmp_path / "plain.log", worker=False)  # the mark is skipped
-    assert scan_failures(log, worker=True, stretch_bytes=65536) == expected
+    assert scan_failures(log, worker=True, chunk_bytes=65_536) == expected
     assert served[0] > 0
     log = tmp_path / "long.log"
-    for long_line_at in (len(body) // 2, len(body) + len(body) // 2):  # before, in its part
-        body_with = body + body
-        log.write_bytes(
-            body_with[:long_line_at] + b"x" * (3 * MAX_LINE_BYTES) + b"\n"
-            + body_with[long_line_at:]
-        )
-        expected = scan_failures(log, worker=False)
-        assert scan_failures(log, worker=True, stretch_bytes=65536) == expected
+    log.write_bytes(body[: len(body) // 2] + b"x" * (3 * MAX_LINE_BYTES) + b"\n" + body)
+    expected = scan_failures(log, worker=False)
+    assert scan_failures(log, worker=True, chunk_bytes=65_536) == expected
 
 
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(
-    data=log_bytes,
-    stretch=st.sampled_from([16, 64, 256]),
-    chunk=st.sampled_from([7, 4096]),
-    share=st.sampled_from([0.3, 0.5, 0.9]),
-)
+@given(data=log_bytes, chunk=st.sampled_from([7, 64, 4096]), first=st.booleans())
 def test_worker_on_any_bytes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data: bytes, stretch: int, chunk: int,
-    share: float, alone: bool,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data: bytes, chunk: int, first: bool,
+    alone: bool,
 ) -> None:
     if alone:
         return
     log = tmp_path / "any.log"
     log.write_bytes(data)
     expected = scan_failures(log, chunk_bytes=chunk, worker=False)
-    monkeypatch.setattr(scan, "WAIT_FOR_WORKER", True)
-    rows = scan_failures(
-        log, chunk_bytes=chunk, worker=True, stretch_bytes=stretch, worker_share=share
-    )
-    assert rows == expected
+    monkeypatch.setattr(scan, "WAIT_FOR_WORKER", first)
+    assert scan_failures(log, chunk_bytes=chunk, worker=True) == expected
 
 
 def test_spare_cpu_counts_running_processes(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -218,5 +197,5 @@ def test_a_refused_fork_leaves_the_work_to_one_process(
     log.write_bytes(_corpus_log(corpus_dir))
     expected = scan_failures(log, worker=False)
     monkeypatch.setattr(scan_worker.os, "fork", refuse)
-    assert scan_failures(log, worker=True, stretch_bytes=65536) == expected
-    assert served[0] == 0
+    assert scan_failures(log, worker=True, chunk_bytes=65_536) == expected
+    assert served == [0, 0]

@@ -13,17 +13,7 @@ from typing import Any
 from trtsafe_lab.logs import columns as C
 from trtsafe_lab.logs.classify import BlockFinding, ParseState, examine, is_reported, open_block
 from trtsafe_lab.logs.names import members
-from trtsafe_lab.logs.record_cache import (
-    Change,
-    RecordCache,
-    Row,
-    TrackedState,
-    changed_fields,
-    reads_match,
-    relative_record,
-    restore_fields,
-    shift,
-)
+from trtsafe_lab.logs.record_cache import RecordCache, Row, TrackedState, relative_record, shift
 from trtsafe_lab.logs.records import Record, RecordSplitter, is_record_start
 
 # Parsers use the record cache unless told otherwise (``cache=False``). A hit runs no rule, so
@@ -52,7 +42,6 @@ class LogParser:
         self.events: list[Row] = []
         self._splitter = RecordSplitter()
         self._state = ParseState()
-        self._stretch: TrackedState | None = None  # see track_state
         self._line_no = 0
 
     @property
@@ -76,39 +65,6 @@ class LogParser:
             return False
         self._state.phase = phase
         return True
-
-    def track_state(self) -> None:
-        """Start recording the state fields the records read before writing them.
-
-        For the streaming scan's worker (:mod:`trtsafe_lab.logs.scan_worker`), which reads the
-        back of a log from a guessed state: what a stretch of records gives depends on its text
-        and on the values of those fields only (as for the record cache), so its reading holds
-        for any state with the same values there (:meth:`state_matches`)."""
-        assert self._stretch is None, "already tracking"
-        self._stretch = TrackedState(self._state)
-        self._state = self._stretch  # type: ignore[assignment]
-
-    def stop_tracking(self) -> tuple[dict[str, tuple[Any, bool]], list[Change]]:
-        """Stop recording; return the fields read before written (name -> (value snapshot,
-        mutable)) and the fields changed since :meth:`track_state`, as (name, value, kind)
-        (``*_line`` numbers as they are: this parser's own numbering)."""
-        tracked, self._stretch = self._stretch, None
-        assert tracked is not None, "not tracking"
-        self._state = tracked.state
-        return dict(tracked.reads), changed_fields(self._state, tracked.reads, tracked.writes, 0)
-
-    def state_matches(self, reads: dict[str, tuple[Any, bool]], line_offset: int) -> bool:
-        """True when this parser's state has the values ``reads`` (from :meth:`stop_tracking`
-        of a parser whose line numbers are ``line_offset`` lower) recorded."""
-        return reads_match(self._state, reads, line_offset)
-
-    def adopt(self, rows: Iterable[Row], changes: list[Change], line_offset: int) -> None:
-        """Take another parser's reading of a stretch: its failure ``rows`` (line numbers
-        already this parser's) and its state ``changes`` (from :meth:`stop_tracking`; line
-        numbers moved by ``line_offset``). Nothing may be open (:meth:`break_record`)."""
-        assert self._splitter.open_record is None, "a record is open"
-        restore_fields(self._state, changes, line_offset)
-        self.failures.extend(rows)
 
     def feed(self, line: str | bytes | bytearray, line_no: int | None = None) -> list[Row]:
         """Add one physical line (numbered ``line_no``, default: the next one).
@@ -178,9 +134,6 @@ class LogParser:
         The same as feeding them one by one. The streaming scan's windows of an error-dense
         log repeat: lines fed while no record is open are served from a cache keyed on them
         and on the state fields reading them read (as the record cache is)."""
-        stretch = self._stretch
-        if stretch is not None and self._state is stretch and stretch.covers_all():
-            self._state = stretch.state  # nothing more to record: read the state directly
         lines = segment.split(b"\n")
         if segment.endswith(b"\n"):
             lines.pop()

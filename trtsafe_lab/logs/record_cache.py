@@ -66,27 +66,6 @@ class TrackedState:
         self.writes.add(name)
         setattr(self.state, name, value)
 
-    def covers_all(self) -> bool:
-        """True when every data field of the state was read or written: what is read from here
-        on was recorded already (:func:`changed_fields` still sees every change)."""
-        if len(self.reads) + len(self.writes) < len(_data_fields(self.state)):
-            return False
-        return _data_fields(self.state) <= self.reads.keys() | self.writes
-
-
-def _data_fields(state: Any) -> frozenset[str]:
-    """The fields of ``state`` that are not callables (the per-text caches)."""
-    kind = type(state)
-    fields = _DATA_FIELDS.get(kind)
-    if fields is None:
-        fields = _DATA_FIELDS[kind] = frozenset(
-            name for name, value in vars(state).items() if not callable(value)
-        )
-    return fields
-
-
-_DATA_FIELDS: dict[type, frozenset[str]] = {}
-
 
 class _ReadSet:
     """The state fields one reading of a record depended on, and the results per their values."""
@@ -151,7 +130,12 @@ class RecordCache:
             if result is None:
                 continue
             after, payload = result
-            restore_fields(state, after, line)
+            for name, value, kind in after:
+                if kind == "line":
+                    value += line
+                elif kind:
+                    value = _FREEZE[kind][1](value)
+                setattr(state, name, value)
             return payload
         return None
 
@@ -169,7 +153,19 @@ class RecordCache:
         )
         for position in lines:
             values[position] -= line
-        after = changed_fields(state, tracked.reads, tracked.writes, line)
+        after: list[tuple[str, Any, Any]] = []
+        for name in sorted(set(names) | tracked.writes):
+            value = getattr(state, name)
+            if callable(value) or (
+                name in tracked.reads and _frozen(value) == tracked.reads[name][0]
+            ):
+                continue  # unchanged
+            if type(value) in _FREEZE:
+                after.append((name, _frozen(value), type(value)))
+            elif _is_line_field(name) and isinstance(value, int):
+                after.append((name, value - line, "line"))
+            else:
+                after.append((name, value, ""))
         try:
             hash((tuple(values), tuple(after)))
         except TypeError:  # a field holds a value with no snapshot: this reading is not kept
@@ -184,54 +180,6 @@ class RecordCache:
             read_set = _ReadSet(names, lists, lines)
             read_sets.append(read_set)
         read_set.results[tuple(values)] = (tuple(after), payload)
-
-
-Change = tuple[str, Any, Any]  # (field, value, kind): kind "line", a mutable type, or ""
-
-
-def changed_fields(
-    state: Any, reads: dict[str, tuple[Any, bool]], writes: set[str], line: int
-) -> list[Change]:
-    """The fields among ``reads`` and ``writes`` (of a :class:`TrackedState`) whose value now
-    differs from the one first read, as (name, value, kind): mutable values as snapshots
-    (kind: their type), ``*_line`` numbers relative to ``line`` (kind ``"line"``)."""
-    after: list[Change] = []
-    for name in sorted(set(reads) | writes):
-        value = getattr(state, name)
-        if callable(value) or (name in reads and _frozen(value) == reads[name][0]):
-            continue  # unchanged
-        if type(value) in _FREEZE:
-            after.append((name, _frozen(value), type(value)))
-        elif _is_line_field(name) and isinstance(value, int):
-            after.append((name, value - line, "line"))
-        else:
-            after.append((name, value, ""))
-    return after
-
-
-def restore_fields(state: Any, after: Any, line: int) -> None:
-    """Set the fields :func:`changed_fields` gave (``*_line`` numbers moved by ``line``)."""
-    for name, value, kind in after:
-        if kind == "line":
-            value += line
-        elif kind:
-            value = _FREEZE[kind][1](value)
-        setattr(state, name, value)
-
-
-def reads_match(state: Any, reads: dict[str, tuple[Any, bool]], line: int) -> bool:
-    """True when ``state`` holds the values a :class:`TrackedState` recorded as read
-    (``*_line`` numbers compared relative to ``line``: the reading numbered its lines from
-    ``line`` lower)."""
-    for name, (snapshot, mutable) in reads.items():
-        value = getattr(state, name)
-        if mutable:
-            value = _frozen(value)
-        elif _is_line_field(name) and isinstance(value, int) and isinstance(snapshot, int):
-            value -= line
-        if value != snapshot or type(value) is not type(snapshot):
-            return False
-    return True
 
 
 def relative_record(record: Record, offset: int) -> Record:

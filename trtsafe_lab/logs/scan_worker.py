@@ -1,48 +1,46 @@
-"""A second process that reads the back part of a large log while the scan reads the front.
+"""A second process that does the scan's bytes-level pass while the scan parses.
 
-:class:`ScanWorker` forks a child that runs the scan itself (the ``work`` function the scan
-passes in) from a line start near the middle of the file to its end, with a parser of its own
-that starts from the initial parser state: a guess, as the real state there depends on the front
-part. The child cuts its part into :class:`Stretch` es, each beginning at a window that starts
-after a gap (a record start whose line before was not fed), and sends, for each, its rows and
-the parser state fields its records read before writing them, with the values they read
-(:meth:`~trtsafe_lab.logs.parser.LogParser.track_state`), and the fields it changed.
-
-The parent scans from the start. At a window that begins after a gap where a stretch begins, it
-compares those fields with its own state: when they hold the same values, the stretch's reading
-is the one it would make itself (what records give depends on their text and on those fields
-only, as for the record cache; the window at a gap does not depend on the lines before it), so
-it takes the rows and the changes instead of reading the stretch, and goes on with the next
-stretch; at the first one whose fields differ it reads on itself from there, and tries again at
-the next stretch's start. So the rows never depend on the child (tests compare with and without
-it on the corpus, tiny stretches, any bytes); only the time does: a stretch read from a wrong
-guess is read twice.
+:class:`TriggerWorker` forks a child that reads the file in the same chunks as the scan (the
+chunk loop is deterministic: the same bytes give the same chunks) and sends, for each chunk,
+what the scan would otherwise compute with numpy before parsing it: the offsets of the lines
+holding a trigger and where the context kept for the next chunk starts. The scan (the parent)
+parses, counts line numbers, and prints; the child stays a chunk or more ahead. When the parent
+reaches a chunk the child has not begun (at the start, while the child imports numpy, or when
+it falls behind), the parent finds its triggers itself and the child skips it (a shared position
+says which chunk each is at; a race costs duplicate work, never a missing chunk: the child sends
+a message for every chunk, "skipped" included, and the parent waits only for a chunk the child
+has begun). The offsets are a function of the chunk's bytes alone, so the rows do not depend on
+who found them (tests compare with and without the worker, either side slowed down, on the
+corpus, tiny chunks and any bytes); each message names its chunk (number, where its new lines
+start and end), and from a chunk sent for other bytes on, the parent does the work itself.
 
 Only on Linux (``fork``; the child uses no threads), only when the calling process runs one
 thread and may use two CPUs, and (the scan's default) only when a CPU is idle at the start
-(:func:`spare_cpu`). The child reads the file with ``os.preadv`` (the parent's file position is
-not moved) and stops at a line longer than the scan keeps whole (the parent reads on from its
-last stretch); its stretches cross the pipe as pickles, each distinct row once.
+(:func:`spare_cpu`): the split saves wall time, not CPU time. The child reads the file with
+``os.preadv`` (the parent's file position is not moved); 8 bytes cross the pipe per trigger
+line.
 """
 
 from __future__ import annotations
 
 import io
+import mmap
 import os
-import pickle
 import signal
 import struct
 import sys
 import threading
 from array import array
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-MAX_BOUNDARY_LINE = 1 << 16  # the child's start moves at most this far to the next line start
-_LENGTH = struct.Struct("<q")
-
-Row = dict[str, Any]
+_HEADER = struct.Struct("<qqqqq")  # chunk number, new lines start, end, offsets (-1: skipped), tail
+# Shared between the two: the chunk the child is at (it sets it before reading the chunk), the
+# last chunk the parent took over (the child skips chunks up to it that it has not begun).
+_POSITION = struct.Struct("<q")
+_AT, _TAKEN = 0, _POSITION.size
+_SKIPPED: list[int] = []  # the offsets of a chunk the child skipped
 
 
 def can_fork_worker() -> bool:
@@ -67,53 +65,16 @@ def spare_cpu() -> bool:
 
 
 @dataclass
-class Stretch:
-    """What the child read from one window that begins after a gap to the next such window.
+class ChunkTriggers:
+    """What the child found in chunk ``number`` of the scan's buffer (offsets into it): the
+    chunk's new lines are ``[begin, end)``; ``offsets``: the first trigger of each line holding
+    one; the context kept for the next chunk starts at ``tail`` (0 for the last chunk)."""
 
-    Offsets are the file's; line numbers the child's own (its first line is 1): the parent
-    moves them by the difference at ``start``. ``fed``/``end_fed``: the last line the child
-    had fed before ``start``/``end``. ``reads``/``changes``: see
-    :meth:`~trtsafe_lab.logs.parser.LogParser.stop_tracking`. ``rows``: the failure rows.
-    """
-
-    start: int
-    line: int
-    fed: int
-    reads: dict[str, tuple[Any, bool]] = field(default_factory=dict)
-    changes: list[Any] = field(default_factory=list)
-    rows: Any = field(default_factory=list)  # on the pipe: packed, see _pack_rows
-    end: int = -1
-    end_line: int = 0
-    end_fed: int = 0
-    last: bool = False  # it ends at the end of the file
-
-
-def _pack_rows(rows: list[Row], line_key: str) -> tuple[list[Row], array, array]:
-    """Rows as distinct templates (line 0), each row's template and its line: error-dense logs
-    repeat the same rows, so the pipe carries each once."""
-    templates: list[Row] = []
-    index: dict[tuple[Any, ...], int] = {}
-    numbers = array("q")
-    lines = array("q")
-    for row in rows:
-        template = dict(row)
-        template[line_key] = 0
-        key = tuple(template.items())
-        number = index.get(key)
-        if number is None:
-            number = index[key] = len(templates)
-            templates.append(template)
-        numbers.append(number)
-        lines.append(row[line_key])
-    return templates, numbers, lines
-
-
-def _unpack_rows(packed: tuple[list[Row], array, array], line_key: str, offset: int) -> list[Row]:
-    templates, numbers, lines = packed
-    rows = [templates[number].copy() for number in numbers]
-    for row, line in zip(rows, lines, strict=True):
-        row[line_key] = line + offset
-    return rows
+    number: int
+    begin: int
+    end: int
+    offsets: list[int]
+    tail: int
 
 
 class PreadReader(io.RawIOBase):
@@ -134,56 +95,57 @@ class PreadReader(io.RawIOBase):
         return count
 
 
-# The child's part of the scan: reads the file ``fd`` from ``start`` (a line start) to its end
-# and calls ``send`` for each stretch, in order.
-Work = Callable[[int, int, Callable[[Stretch], None]], None]
+# The child's work: reads the file ``fd`` from ``start`` and calls ``send`` for each chunk
+# (``skipped(...)`` for those ``progress.begin`` says the parent took over).
+Work = Callable[[int, int, Callable[[ChunkTriggers], None], "Progress"], None]
 
 
-class ScanWorker:
-    """The parent's handle on the child: the stretches received, by their start offset."""
+def skipped(number: int, begin: int, end: int) -> ChunkTriggers:
+    """The message for a chunk the child skipped."""
+    return ChunkTriggers(number, begin, end, _SKIPPED, 0)
 
-    def __init__(self, pid: int, read_fd: int, start: int, line_key: str) -> None:
+
+class TriggerWorker:
+    """The parent's handle on the child: :meth:`chunk` answers from what the child sent."""
+
+    def __init__(self, pid: int, read_fd: int, shared: mmap.mmap) -> None:
         self._pid: int | None = pid
         self._fd: int | None = read_fd
-        self.start = start  # the child reads from here
-        self.reached = start  # the child has sent its stretches up to here
-        self._line_key = line_key
-        self._stretches: dict[int, Stretch] = {}
+        self._shared = shared  # the last chunk the parent took over
         self._pending = bytearray()
+        self._chunks: dict[int, ChunkTriggers] = {}
 
     @classmethod
-    def start_at(
-        cls, fd: int, nominal: int, work: Work, line_key: str
-    ) -> ScanWorker | None:
-        """Fork a child for the regular file open as ``fd``, from the first line start at or
-        after ``nominal`` to its end. None when there is no such line start nearby, or the
-        system refuses a pipe or a process (the scan then reads the whole file itself)."""
-        head = os.pread(fd, MAX_BOUNDARY_LINE, nominal - 1)
-        newline = head.find(b"\n")
-        if newline == -1 or nominal + newline >= os.fstat(fd).st_size:
-            return None
-        start = nominal + newline
+    def start(cls, fd: int, start: int, work: Work) -> TriggerWorker | None:
+        """Fork a child that runs ``work`` on the regular file open as ``fd`` from offset
+        ``start``. None when the system refuses a pipe or a process (the scan then does the
+        work itself)."""
+        shared = mmap.mmap(-1, 2 * _POSITION.size)
+        for field in (_AT, _TAKEN):
+            _POSITION.pack_into(shared, field, -1)
         try:
             read_fd, write_fd = os.pipe()
         except OSError:
+            shared.close()
             return None
         try:
             pid = os.fork()
         except OSError:
             for descriptor in (read_fd, write_fd):
                 os.close(descriptor)
+            shared.close()
             return None
         if pid == 0:  # the child: never returns
             code = 1
             try:
                 os.close(read_fd)
                 signal.signal(signal.SIGINT, signal.SIG_DFL)
-                work(fd, start, lambda stretch: _send(write_fd, stretch, line_key))
+                work(fd, start, lambda found: _send(write_fd, found), Progress(shared))
                 code = 0
             except BrokenPipeError:
                 pass  # the parent is gone
             except BaseException:
-                # A bug here must not pass unseen (the parent reads the rest itself).
+                # A bug here must not pass unseen (the parent does the work itself).
                 import traceback
 
                 traceback.print_exc()
@@ -192,35 +154,40 @@ class ScanWorker:
                 os._exit(code)
         os.close(write_fd)
         os.set_blocking(read_fd, False)
-        return cls(pid, read_fd, start, line_key)
+        return cls(pid, read_fd, shared)
 
-    @property
-    def finished(self) -> bool:
-        """The child has sent all it will send."""
-        return self._fd is None
-
-    def stretch_at(self, offset: int) -> Stretch | None:
-        """The stretch that starts at ``offset``, waiting for the child while it has not got
-        that far; None when there is none (the parent reads on itself)."""
-        if offset < self.start:
-            return None
-        self._drain(wait=False)
-        while offset >= self.reached and self._fd is not None:
-            self._drain(wait=True)
-        return self._stretches.pop(offset, None)
-
-    def rows(self, stretch: Stretch, offset: int) -> list[Row]:
-        """The stretch's rows with line numbers moved by ``offset``."""
-        return _unpack_rows(stretch.rows, self._line_key, offset)
+    def triggers(self, number: int, begin: int, end: int) -> ChunkTriggers | None:
+        """What the child found in chunk ``number``, a chunk whose new lines are ``[begin,
+        end)``: waits while the child is reading that chunk; None when the caller is to find the
+        triggers itself: the child had not begun the chunk (it is taken over: the child skips
+        it), skipped it, stopped, or read other bytes (then nothing more is taken from it)."""
+        while True:
+            self._receive(wait=False)
+            for old in [key for key in self._chunks if key < number]:
+                del self._chunks[old]  # chunks taken over, sent after all
+            found = self._chunks.pop(number, None)
+            if found is not None:
+                if found.offsets is _SKIPPED:
+                    return None
+                if (found.begin, found.end) != (begin, end):
+                    self.close()  # it read other bytes (the file changed): no more from it
+                    return None
+                return found
+            if self._fd is None:
+                return None
+            if _POSITION.unpack_from(self._shared, _AT)[0] < number:
+                _POSITION.pack_into(self._shared, _TAKEN, number)
+                return None
+            self._receive(wait=True)
 
     def wait(self) -> None:
-        """Block until the child has sent everything (tests: a fixed split of the work)."""
+        """Block until the child has sent everything (tests: the parent takes over none)."""
         while self._fd is not None:
-            self._drain(wait=True)
+            self._receive(wait=True)
 
-    def _drain(self, wait: bool) -> None:
-        """Read what the child has sent so far; with ``wait``, at least one more piece (or the
-        end of the pipe)."""
+    def _receive(self, wait: bool) -> None:
+        """Keep the complete messages the child has sent (with ``wait``: at least one more
+        piece, or the pipe's end)."""
         if self._fd is None:
             return
         os.set_blocking(self._fd, wait)
@@ -235,24 +202,19 @@ class ScanWorker:
                 break
             self._pending += data
             if wait:
-                os.set_blocking(self._fd, False)
-                wait = False
+                break
         pending = self._pending
         used = 0
-        while len(pending) - used >= _LENGTH.size:
-            (size,) = _LENGTH.unpack_from(pending, used)
-            if len(pending) - used - _LENGTH.size < size:
+        while len(pending) - used >= _HEADER.size:
+            number, begin, end, count, tail = _HEADER.unpack_from(pending, used)
+            size = _HEADER.size + 8 * max(count, 0)
+            if len(pending) - used < size:
                 break
-            body = pending[used + _LENGTH.size : used + _LENGTH.size + size]
-            stretch: Stretch = pickle.loads(body)
-            if stretch.start < self.reached:
-                raise RuntimeError(
-                    f"scan worker sent a stretch at {stretch.start} after one up to "
-                    f"{self.reached}: an internal error of the scan, please report it"
-                )
-            self._stretches[stretch.start] = stretch
-            self.reached = stretch.end
-            used += _LENGTH.size + size
+            values = array("q")
+            values.frombytes(pending[used + _HEADER.size : used + size])
+            offsets = values.tolist() if count >= 0 else _SKIPPED
+            self._chunks[number] = ChunkTriggers(number, begin, end, offsets, tail)
+            used += size
         del pending[:used]
 
     def close(self) -> None:
@@ -265,12 +227,26 @@ class ScanWorker:
             os.kill(self._pid, signal.SIGKILL)  # not reaped yet: the pid is still the child's
             os.waitpid(self._pid, 0)
             self._pid = None
+            self._shared.close()
 
 
-def _send(out: int, stretch: Stretch, line_key: str) -> None:
-    stretch.rows = _pack_rows(stretch.rows, line_key)
-    body = pickle.dumps(stretch, protocol=pickle.HIGHEST_PROTOCOL)
-    message = _LENGTH.pack(len(body)) + body
+class Progress:
+    """The child's side of the shared positions."""
+
+    def __init__(self, shared: mmap.mmap) -> None:
+        self._shared = shared
+
+    def begin(self, number: int) -> bool:
+        """The child begins chunk ``number``: False when the parent took it over."""
+        _POSITION.pack_into(self._shared, _AT, number)
+        return _POSITION.unpack_from(self._shared, _TAKEN)[0] < number
+
+
+def _send(out: int, found: ChunkTriggers) -> None:
+    values = array("q", found.offsets)
+    count = len(found.offsets) if found.offsets is not _SKIPPED else -1
+    header = (found.number, found.begin, found.end, count, found.tail)
+    message = _HEADER.pack(*header) + values.tobytes()
     with memoryview(message) as view:
         sent = 0
         while sent < len(message):
