@@ -129,6 +129,18 @@ def test_numpy_prefilter_keeps_every_trigger(data: bytes) -> None:
     assert found == lines_with_triggers
 
 
+@settings(max_examples=300, deadline=None)
+@given(log_bytes, st.floats(0, 1))
+def test_small_file_regex_pass_equals_numpy_pass(data: bytes, where: float) -> None:
+    """Small files find their trigger lines with one regular expression (no numpy import): the
+    same offsets as the numpy pass, from any line start."""
+    from trtsafe_lab.logs.scan import small_trigger_offsets
+    from trtsafe_lab.logs.scan_bytes import trigger_offsets
+
+    begin = data.rfind(b"\n", 0, round(where * len(data))) + 1
+    assert small_trigger_offsets(data, len(data), begin) == trigger_offsets(data, begin=begin)
+
+
 def _tail_start_by_rfind(chunk: bytes, end: int, lines: int) -> int:
     """The reference: one ``rfind`` per line back from ``chunk[end - 1]``."""
     pos = end - 1
