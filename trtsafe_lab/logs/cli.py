@@ -86,13 +86,14 @@ def _table_rows(
 
     ids: dict[tuple[str, str], str] = {}
     several = len(paths) > 1
+    category, message, explanation = C.CATEGORY, C.MESSAGE, C.EXPLANATION_ID  # once per row
     for path, rows in zip(paths, scanned, strict=True):
         for row in rows:
-            key = (row[C.CATEGORY], row[C.MESSAGE])
+            key = (row[category], row[message])
             found = ids.get(key)
             if found is None:
                 found = ids[key] = explanation_id(*key)
-            row[C.EXPLANATION_ID] = found
+            row[explanation] = found
             if several:
                 row[C.LOG] = path
             yield row

@@ -318,22 +318,26 @@ def _worker_part(chunk_bytes: int, path: str | os.PathLike[str]) -> Work:
             wanted = progress.begin(chunks.number + 1)  # the parent waits for it from here
             chunks.read()
             buf, end, number, begin = chunks.buf, chunks.end, chunks.number, chunks.context_end
-            tail = 0 if chunks.eof else scan_bytes.tail_start(buf, end, CONTEXT_LINES)
+            tail = tail_line = 0
+            if not chunks.eof:
+                tail = scan_bytes.tail_start(buf, end, CONTEXT_LINES)
+                tail_line = chunks.first_line + scan_bytes.count_newlines(buf, 0, tail)
             if wanted:
                 offsets = scan_bytes.trigger_offsets(buf, end, scratch, begin)
-                send(ChunkTriggers(number, begin, end, offsets, tail))
+                lines = scan_bytes.lines_of(buf, offsets, chunks.first_line)
+                send(ChunkTriggers(number, begin, end, offsets, lines, tail, tail_line))
             else:
                 send(skipped(number, begin, end))
             if chunks.eof:
                 return
-            chunks.advance(tail, 0)  # line numbers are the parent's to count
+            chunks.advance(tail, tail_line)
 
     return work
 
 
 def _given(found: ChunkTriggers) -> FindTriggers:
     """The worker's answer for a chunk, as the window asks for it."""
-    return lambda data, size, begin: (found.offsets, None)
+    return lambda data, size, begin: (found.offsets, found.lines)
 
 
 SMALL_FILE_BYTES = 8 << 20  # smaller files: triggers found by one regex (no numpy import)
@@ -442,12 +446,8 @@ def _rows(
                 work = _worker_part(chunk_bytes, path)
                 assert raw is not None
                 helper = TriggerWorker.start(raw.fileno(), handle.tell(), work)
-                if helper is not None:
-                    # numpy (line numbers) while the worker imports it and reads the first chunk
-                    import trtsafe_lab.logs.scan_bytes  # noqa: F401
-
-                    if WAIT_FOR_WORKER:
-                        helper.wait()
+                if helper is not None and WAIT_FOR_WORKER:
+                    helper.wait()
         chunks = _Chunks(handle, chunk_bytes, path)
         fed = 0
         extending = False
@@ -469,11 +469,11 @@ def _rows(
                 if chunks.eof:
                     break
                 if found is not None:
-                    tail = found.tail
+                    chunks.advance(found.tail, found.tail_line)
                 else:
                     assert own is not None
                     tail = own.tail(buf, end)
-                chunks.advance(tail, window.line_at(tail))
+                    chunks.advance(tail, window.line_at(tail))
                 if len(parser.failures) > given:
                     yield from parser.failures[given:]
                     given = len(parser.failures)

@@ -126,6 +126,22 @@ def trigger_offsets(
     return found
 
 
+def lines_of(data: bytes | bytearray, offsets: list[int], first_line: int) -> list[int]:
+    """Line numbers of ``offsets`` (ascending) in ``data``, whose first line is
+    ``first_line``."""
+    lines = []
+    line = first_line
+    cursor = 0
+    for offset in offsets:
+        if offset - cursor < 4096:
+            line += data.count(b"\n", cursor, offset)
+        else:
+            line += count_newlines(data, cursor, offset)
+        cursor = offset
+        lines.append(line)
+    return lines
+
+
 def count_newlines(data: bytes | bytearray, start: int, end: int) -> int:
     """Number of newlines in ``data[start:end]`` (numpy counts long ranges ~3x faster)."""
     if end - start < 4096:

@@ -3,8 +3,9 @@
 :class:`TriggerWorker` forks a child that reads the file in the same chunks as the scan (the
 chunk loop is deterministic: the same bytes give the same chunks) and sends, for each chunk,
 what the scan would otherwise compute with numpy before parsing it: the offsets of the lines
-holding a trigger and where the context kept for the next chunk starts. The scan (the parent)
-parses, counts line numbers, and prints; the child stays a chunk or more ahead. When the parent
+holding a trigger, their line numbers, and where the context kept for the next chunk starts
+(with its line number). The scan (the parent) parses and prints, without importing numpy; the
+child stays a chunk or more ahead. When the parent
 reaches a chunk the child has not begun (at the start, while the child imports numpy, or when
 it falls behind), the parent finds its triggers itself and the child skips it (a shared position
 says which chunk each is at; a race costs duplicate work, never a missing chunk: the child sends
@@ -17,7 +18,7 @@ start and end), and from a chunk sent for other bytes on, the parent does the wo
 Only on Linux (``fork``; the child uses no threads), only when the calling process runs one
 thread and may use two CPUs, and (the scan's default) only when a CPU is idle at the start
 (:func:`spare_cpu`): the split saves wall time, not CPU time. The child reads the file with
-``os.preadv`` (the parent's file position is not moved); 8 bytes cross the pipe per trigger
+``os.preadv`` (the parent's file position is not moved); 16 bytes cross the pipe per trigger
 line.
 """
 
@@ -35,7 +36,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-_HEADER = struct.Struct("<qqqqq")  # chunk number, new lines start, end, offsets (-1: skipped), tail
+# chunk number, new lines start, end, offsets (-1: skipped), tail, tail line
+_HEADER = struct.Struct("<qqqqqq")
 # Shared between the two: the chunk the child is at (it sets it before reading the chunk), the
 # last chunk the parent took over (the child skips chunks up to it that it has not begun).
 _POSITION = struct.Struct("<q")
@@ -68,13 +70,16 @@ def spare_cpu() -> bool:
 class ChunkTriggers:
     """What the child found in chunk ``number`` of the scan's buffer (offsets into it): the
     chunk's new lines are ``[begin, end)``; ``offsets``: the first trigger of each line holding
-    one; the context kept for the next chunk starts at ``tail`` (0 for the last chunk)."""
+    one, ``lines`` their line numbers; the context kept for the next chunk starts at ``tail``
+    (line ``tail_line``; both 0 for the last chunk)."""
 
     number: int
     begin: int
     end: int
     offsets: list[int]
+    lines: list[int]
     tail: int
+    tail_line: int
 
 
 class PreadReader(io.RawIOBase):
@@ -102,7 +107,7 @@ Work = Callable[[int, int, Callable[[ChunkTriggers], None], "Progress"], None]
 
 def skipped(number: int, begin: int, end: int) -> ChunkTriggers:
     """The message for a chunk the child skipped."""
-    return ChunkTriggers(number, begin, end, _SKIPPED, 0)
+    return ChunkTriggers(number, begin, end, _SKIPPED, [], 0, 0)
 
 
 class TriggerWorker:
@@ -206,14 +211,17 @@ class TriggerWorker:
         pending = self._pending
         used = 0
         while len(pending) - used >= _HEADER.size:
-            number, begin, end, count, tail = _HEADER.unpack_from(pending, used)
-            size = _HEADER.size + 8 * max(count, 0)
+            number, begin, end, count, tail, tail_line = _HEADER.unpack_from(pending, used)
+            size = _HEADER.size + 16 * max(count, 0)
             if len(pending) - used < size:
                 break
             values = array("q")
             values.frombytes(pending[used + _HEADER.size : used + size])
-            offsets = values.tolist() if count >= 0 else _SKIPPED
-            self._chunks[number] = ChunkTriggers(number, begin, end, offsets, tail)
+            found = values.tolist()
+            offsets = found[:count] if count >= 0 else _SKIPPED
+            self._chunks[number] = ChunkTriggers(
+                number, begin, end, offsets, found[count:], tail, tail_line
+            )
             used += size
         del pending[:used]
 
@@ -244,8 +252,9 @@ class Progress:
 
 def _send(out: int, found: ChunkTriggers) -> None:
     values = array("q", found.offsets)
+    values.extend(found.lines)
     count = len(found.offsets) if found.offsets is not _SKIPPED else -1
-    header = (found.number, found.begin, found.end, count, found.tail)
+    header = (found.number, found.begin, found.end, count, found.tail, found.tail_line)
     message = _HEADER.pack(*header) + values.tobytes()
     with memoryview(message) as view:
         sent = 0
