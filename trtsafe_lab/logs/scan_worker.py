@@ -183,6 +183,10 @@ class TriggerWorker:
             if _POSITION.unpack_from(self._shared, _AT)[0] < number:
                 _POSITION.pack_into(self._shared, _TAKEN, number)
                 return None
+            # The child is reading this chunk: the parent waits for it, and takes the next one
+            # over (the child skips it): the parent waits only where it is the faster.
+            if _POSITION.unpack_from(self._shared, _TAKEN)[0] <= number:
+                _POSITION.pack_into(self._shared, _TAKEN, number + 1)
             self._receive(wait=True)
 
     def wait(self) -> None:
