@@ -318,15 +318,13 @@ def _worker_part(chunk_bytes: int, path: str | os.PathLike[str]) -> Work:
             wanted = progress.begin(chunks.number + 1)  # the parent waits for it from here
             chunks.read()
             buf, end, number, begin = chunks.buf, chunks.end, chunks.number, chunks.context_end
-            tail = tail_line = 0
-            if not chunks.eof:
-                tail = scan_bytes.tail_start(buf, end, CONTEXT_LINES)
-                tail_line = chunks.first_line + scan_bytes.count_newlines(buf, 0, tail)
+            tail = 0 if chunks.eof else scan_bytes.tail_start(buf, end, CONTEXT_LINES)
             if wanted:
                 offsets = scan_bytes.trigger_offsets(buf, end, scratch, begin)
-                lines = scan_bytes.lines_of(buf, offsets, chunks.first_line)
+                lines, tail_line = scan_bytes.lines_of(buf, offsets, chunks.first_line, tail)
                 send(ChunkTriggers(number, begin, end, offsets, lines, tail, tail_line))
             else:
+                tail_line = chunks.first_line + scan_bytes.count_newlines(buf, 0, tail)
                 send(skipped(number, begin, end))
             if chunks.eof:
                 return

@@ -126,9 +126,11 @@ def trigger_offsets(
     return found
 
 
-def lines_of(data: bytes | bytearray, offsets: list[int], first_line: int) -> list[int]:
+def lines_of(
+    data: bytes | bytearray, offsets: list[int], first_line: int, tail: int
+) -> tuple[list[int], int]:
     """Line numbers of ``offsets`` (ascending) in ``data``, whose first line is
-    ``first_line``."""
+    ``first_line``, and the line number at offset ``tail`` (each byte counted about once)."""
     lines = []
     line = first_line
     cursor = 0
@@ -139,7 +141,9 @@ def lines_of(data: bytes | bytearray, offsets: list[int], first_line: int) -> li
             line += count_newlines(data, cursor, offset)
         cursor = offset
         lines.append(line)
-    return lines
+    if tail >= cursor:
+        return lines, line + count_newlines(data, cursor, tail)
+    return lines, line - count_newlines(data, tail, cursor)
 
 
 def count_newlines(data: bytes | bytearray, start: int, end: int) -> int:
