@@ -96,7 +96,8 @@ def plot_layers(summary: pd.DataFrame, ax: Any = None, top: int = 12, title: str
     )
     ax.set_yticks(range(len(per_layer)), labels, fontsize=8)
     ax.set_xlabel("failure rows naming the layer")
-    ax.set_title(for_matplotlib(title) or f"Layers named most often (top {top})")
+    named = summary.loc[summary[C.LAYER] != "", C.LAYER].nunique()
+    ax.set_title(for_matplotlib(title) or f"Layers named most often ({len(per_layer)} of {named})")
     _integer_ticks(ax)
     handles = [
         Patch(color=colour, label=phase)
