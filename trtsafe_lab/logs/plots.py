@@ -131,7 +131,7 @@ _CATEGORY_COLOURS = {
     "no-implementation": "#c0392b",
     "no-tactic": "#e74c3c",
     "parser-error": "#8e44ad",
-    "parser-unsupported": "#9b59b6",
+    "parser-unsupported": "#d2b4de",  # light: parser-error is the dark purple
     "shape": "#2980b9",
     "tactic-out-of-memory": "#d35400",
     "out-of-memory": "#e67e22",
@@ -140,8 +140,8 @@ _CATEGORY_COLOURS = {
     "other": "#7f8c8d",
 }
 # For any other category, in order of first appearance in a plot: distinct from the above.
-_SPARE_COLOURS = ("#f1c40f", "#e84393", "#6c5ce7", "#a0522d", "#badc58", "#130f40", "#808000",
-                  "#74b9ff", "#000000", "#fab1a0", "#006400", "#d6a2e8")
+_SPARE_COLOURS = ("#f1c40f", "#e84393", "#6c5ce7", "#a0522d", "#badc58", "#17becf", "#808000",
+                  "#74b9ff", "#fab1a0", "#006400", "#ffd8b1", "#aaffc3")
 
 
 def _category_colours(categories: list[str]) -> dict[str, str]:
