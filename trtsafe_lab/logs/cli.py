@@ -9,6 +9,7 @@ envelope ``{"failures": [...]}``, ``{"signatures": [...]}`` or ``{"build_summary
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -32,6 +33,9 @@ def _cli(args: argparse.Namespace) -> int:
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
         from trtsafe_lab.logs.scan import iter_failures, scan_failures
 
+        # The cyclic garbage collector's passes over the rows and the parser's caches (all
+        # acyclic: peak memory is the same without them) cost 5-10% of an error-dense scan.
+        gc.disable()
         try:
             if not args.group and args.format != "csv":
                 # Rows formatted as the scan gives them (while its worker still reads); printed
@@ -43,6 +47,8 @@ def _cli(args: argparse.Namespace) -> int:
                 scanned.append(scan_failures(path))
         except LogReadError as err:
             raise UsageError(str(err)) from err
+        finally:
+            gc.enable()
     import pandas as pd
 
     from trtsafe_lab.logs.analysis import analyze_log
