@@ -199,3 +199,31 @@ def test_a_refused_fork_leaves_the_work_to_one_process(
     monkeypatch.setattr(scan_worker.os, "fork", refuse)
     assert scan_failures(log, worker=True, chunk_bytes=65_536) == expected
     assert served == [0, 0]
+
+
+def test_a_worker_that_fails_leaves_the_rest_to_the_parent(
+    corpus_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, served: list[int],
+    capfd: pytest.CaptureFixture[str], alone: bool,
+) -> None:
+    """A bug in the worker (here: an error at its fifth chunk) is printed, not hidden, and the
+    parent finds the triggers of the chunks it did not send."""
+    if alone:
+        return
+    log = tmp_path / "big.log"
+    log.write_bytes(_corpus_log(corpus_dir))
+    expected = scan_failures(log, chunk_bytes=65_536, worker=False)
+    parent = os.getpid()
+    calls = [0]
+    original = scan_bytes.tail_start
+
+    def failing(*args: object) -> int:
+        calls[0] += 1
+        if os.getpid() != parent and calls[0] == 5:
+            raise RuntimeError("worker bug for the test")
+        return original(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(scan_bytes, "tail_start", failing)
+    monkeypatch.setattr(scan, "WAIT_FOR_WORKER", True)
+    assert scan_failures(log, chunk_bytes=65_536, worker=True) == expected
+    assert served[0] > 0 and served[1] > 0
+    assert "worker bug for the test" in capfd.readouterr().err
