@@ -27,6 +27,7 @@ from __future__ import annotations
 import io
 import mmap
 import os
+import select
 import signal
 import struct
 import sys
@@ -43,6 +44,9 @@ _HEADER = struct.Struct("<qqqqqq")
 _POSITION = struct.Struct("<q")
 _AT, _TAKEN = 0, _POSITION.size
 _SKIPPED: list[int] = []  # the offsets of a chunk the child skipped
+MAX_WAIT_SECONDS = 0.01  # the parent finds a chunk's triggers itself rather than wait longer
+MAX_LATE = 3  # ... and stops using a child that was that late this many times
+CHILD_NICENESS = 10
 
 
 def can_fork_worker() -> bool:
@@ -119,6 +123,7 @@ class TriggerWorker:
         self._shared = shared  # the last chunk the parent took over
         self._pending = bytearray()
         self._chunks: dict[int, ChunkTriggers] = {}
+        self._late = 0  # chunks the child took longer than MAX_WAIT_SECONDS to send
 
     @classmethod
     def start(cls, fd: int, start: int, work: Work) -> TriggerWorker | None:
@@ -145,6 +150,7 @@ class TriggerWorker:
             try:
                 os.close(read_fd)
                 signal.signal(signal.SIGINT, signal.SIG_DFL)
+                os.nice(CHILD_NICENESS)  # on a busy machine the parent, not the child, runs
                 work(fd, start, lambda found: _send(write_fd, found), Progress(shared))
                 code = 0
             except BrokenPipeError:
@@ -184,9 +190,15 @@ class TriggerWorker:
                 _POSITION.pack_into(self._shared, _TAKEN, number)
                 return None
             # The child is reading this chunk: the parent waits for it, and takes the next one
-            # over (the child skips it): the parent waits only where it is the faster.
+            # over (the child skips it): the parent waits only where it is the faster. Not for
+            # long: a child that gets no CPU (a busy machine) is not waited for.
             if _POSITION.unpack_from(self._shared, _TAKEN)[0] <= number:
                 _POSITION.pack_into(self._shared, _TAKEN, number + 1)
+            if not select.select([self._fd], [], [], MAX_WAIT_SECONDS)[0]:
+                self._late += 1
+                if self._late >= MAX_LATE:
+                    self.close()  # it gets too little CPU to help: the parent reads on alone
+                return None  # the parent finds this one itself (the child's answer is dropped)
             self._receive(wait=True)
 
     def wait(self) -> None:
