@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from trtsafe_lab.logs.classify import CATEGORY_RULES, WARNING_CATEGORIES
+from trtsafe_lab.logs.categories import CATEGORY_RULES, WARNING_CATEGORIES
 
 LOGS = Path(__file__).resolve().parent / "data" / "logs"
 CASES = LOGS / "cases"

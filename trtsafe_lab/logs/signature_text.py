@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from trtsafe_lab.logs.classify import CATEGORY_RULES
+from trtsafe_lab.logs.categories import CATEGORY_RULES
 from trtsafe_lab.logs.name_grammar import leading_name, name_token, positional_names
 
 MAX_SIGNATURE_CHARS = 600  # a signature keeps the start of a long message
@@ -181,7 +181,7 @@ def _records(message: str) -> list[str]:
 
 
 def _category(text: str) -> str:
-    """The category :data:`~trtsafe_lab.logs.classify.CATEGORY_RULES` gives one record's text."""
+    """The category :data:`~trtsafe_lab.logs.categories.CATEGORY_RULES` gives one record's text."""
     return next((name for name, pattern in CATEGORY_RULES if pattern.search(text)), "")
 
 
