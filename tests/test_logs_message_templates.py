@@ -157,12 +157,7 @@ def _row_id(row: dict[str, str]) -> str:
 
 SINGLE = [row for row in ROWS if row["severity"] not in ("desc", "wrapper")]
 # Templates the grammar reads wrongly, each with why (strict: the xfail fails once it reads it).
-KNOWN_GAPS = {
-    "complex_decomposition_adapter: placeholder '{node}'": (
-        "a Python pass name stands in TensorRT's 'NAME: reason' position, so it reads as the "
-        "layer; the node is only quoted after 'placeholder'"
-    ),
-}
+KNOWN_GAPS: dict[str, str] = {}
 
 
 def _cases() -> list[object]:

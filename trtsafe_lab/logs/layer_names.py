@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from trtsafe_lab.logs.name_grammar import MAX_MATCHES, MAX_NAME_CHARS
+from trtsafe_lab.logs.name_grammar import MAX_MATCHES, MAX_NAME_CHARS, closing_quote
 from trtsafe_lab.logs.names import name_at, strip_interface
 
 _NO_IMPL = re.compile(r"[Cc]ould not find any implementation for node ")
@@ -28,14 +28,15 @@ _SHAPE_PHRASE = re.compile(
 )
 _ERROR_CODE_OPEN = re.compile(r"Error Code \d+: [^(]{0,200}\(")
 _LEADING_LOCATION = re.compile(r"^(?:\d{1,2}: )?(?:\[[^\]]{0,300}::[^\]]{0,300}\] )?")
+_NAME = f"(?P<name>.{{1,{MAX_NAME_CHARS}}}?)"  # a name that the words after it end
 _DLA_FALLBACK = (
     re.compile(
-        r"Default DLA is enabled but layer (?P<name>.{1,1024}?) is not (?:supported|running) "
+        rf"Default DLA is enabled but layer {_NAME} is not (?:supported|running) "
         r"on DLA, falling back to GPU"
     ),
-    re.compile(r"Layer '(?P<name>[^']{1,4096})' \([\w ]{1,40}\): Unsupported on DLA"),
-    re.compile(r"Validation failed for DLA layer: (?P<name>.{1,1024}?)\. Switching to GPU"),
-    re.compile(r"Switching (?!this layer)(?P<name>.{1,1024}?) device type to GPU"),
+    re.compile(rf"Layer '{_NAME}' \([\w ]{{1,40}}\): Unsupported on DLA"),
+    re.compile(rf"Validation failed for DLA layer: {_NAME}\. Switching to GPU"),
+    re.compile(rf"Switching (?!this layer){_NAME} device type to GPU"),
 )
 # TF-TRT names the TensorRT engine op it could not build ("Engine creation for TRTEngineOp_0_0
 # failed. The native segment will be used instead.").
@@ -46,14 +47,16 @@ _TF_TRT_ENGINE_OP = re.compile(
 # forPartitionedCall/TRTEngineOp_0_1 due to failure in verifying input shapes: ..."; TF's
 # trt_engine_op.cc prints no space after "for").
 _TF_TRT_NATIVE = re.compile(
-    r"Running native segment for ?(?P<name>[^\s:]{1,1024}?)(?: due to |:|$)"
+    rf"Running native segment for ?(?P<name>[^\s:]{{1,{MAX_NAME_CHARS}}}?)(?: due to |:|$)"
 )
 _GET_BEST_TACTIC = re.compile(r"(?:GPU|[Cc]uda) error during getBestTactic: ")
 _INVALID_NODE = re.compile(r"(?:Invalid Node|Exception occurred in) - ")
-_IN_NODE_NAMED = re.compile(r"In node -?\d{1,9} with name: (?P<name>.{1,1024}?) and operator: ")
+_IN_NODE_NAMED = re.compile(
+    rf"In node -?\d{{1,9}} with name: {_NAME} and operator: "
+)
 _NODE_NAME_CALL = re.compile(r"error\.node_name\(\) = '")
 SAFETY = re.compile(r"[Ss]afety[ -]scope|kSAFETY|[Ss]afety[ -]certified|EngineCapability::kSAFETY")
-_QUOTED_LAYER = re.compile(r"[Ll]ayer '(?P<name>[^']{1,4096})'")
+_QUOTED_LAYER = re.compile(r"[Ll]ayer '")
 
 
 def _shape_names(text: str) -> list[str]:
@@ -163,6 +166,8 @@ def line_names(text: str) -> list[tuple[str, str]]:
         if call_rest.endswith("'") and len(call_rest) > 1:  # was ".+'\s*$" (quadratic)
             out.append((call_rest[:-1], "parser-error"))
     if SAFETY.search(text):
-        quoted = itertools.islice(_QUOTED_LAYER.finditer(text), MAX_MATCHES)
-        out.extend((m.group("name"), "safety-scope") for m in quoted)
+        for match in itertools.islice(_QUOTED_LAYER.finditer(text), MAX_MATCHES):
+            close = closing_quote(text, match.end() - 1)
+            if close > 0:
+                out.append((text[match.end() : close], "safety-scope"))
     return [(name, category) for name, category in out if name and len(name) <= MAX_NAME_CHARS]

@@ -42,11 +42,11 @@ _LABEL = re.compile(
 )
 _LABEL_WORD = re.compile(r"(?:^|_)(?:[Nn]ode|[Ll]ayer)$")  # "trt_module_node" is a label
 _EXCEPTION_CLASS = re.compile(r"(?:[A-Za-z_]\w{0,80}\.){0,8}[A-Z]\w{0,80}(?:Error|Exception)$")
-# A quoted name after the noun it names: Myelin's 'Slice operation "/a/Pad_1290_slice" has ...'
-# (an op kind first: 'rejected for operation "conv_act_2"' names Myelin's op, whose layers the
-# autotuner lists apart)
+# A quoted name after the noun it names: Myelin's 'Slice operation "/a/Pad_1290_slice" has ...',
+# an FX graph's "placeholder 'x' has no node.meta" (an op kind first: 'rejected for operation
+# "conv_act_2"' names Myelin's op, whose layers the autotuner lists apart)
 _QUOTED_AFTER_NOUN = re.compile(
-    r"\b(?:[A-Z]\w{0,40} (?:operation|op)|[Ll]ayer|[Nn]ode) \"(?=[^\"]{1,4096}\")"
+    r"\b(?:[A-Z]\w{0,40} (?:operation|op)|[Ll]ayer|[Nn]ode|placeholder) [\"']"
 )
 _LABEL_ANYWHERE = re.compile(r"(?<![\w.])(?:\w{1,40}_)?(?:[Ll]ayer|[Nn]ode):\s?(?=\S)")
 # Torch-TensorRT's util::node_info: a TorchScript statement "%y : Tensor = aten::op(%x, %2)"
@@ -78,7 +78,14 @@ _TENSOR = re.compile(
 )
 _SOURCE_FILE = re.compile(r"\.(?:cpp|cc|cu|h|hpp|py)(?::\d+)?$")
 _NUMBERISH = re.compile(r"^(?:0x[0-9a-fA-F]+|[\d.,:x*-]+)$")
+# a PyTorch module path ("backbone.layer7.0.conv1"): identifiers and indices joined by dots
+_MODULE_PATH = re.compile(r"[A-Za-z_]\w{0,80}(?:\.(?:[A-Za-z_]\w{0,80}|\d{1,9})){1,32}")
 _CLOSERS = {"(": ")", "[": "]", "{": "}"}
+_CODE_IDENTIFIER = re.compile(r"[a-z]{1,40}(?:_[a-z]{1,40}){1,8}")
+_AFTER_QUOTE = frozenset(".,;:)]}'\"")
+# A reason TensorRT glues to the name's colon: "conv1:kernel weights has count 0 but 9408 was
+# expected" (its convolution / deconvolution weight checks); any other "a/b:qkv" stays one name
+_GLUED_REASON = re.compile(r"(?:kernel|bias) weights has count\b")
 _TRAILING = ".,;:'\""
 
 
@@ -131,10 +138,33 @@ def _atom_end(text: str, start: int, end: int) -> int:
             continue
         if char in ")]}":
             break
-        if char == ":" and (index + 1 == end or text[index + 1].isspace()):
+        if char == ":" and (
+            index + 1 == end or text[index + 1].isspace() or _GLUED_REASON.match(text, index + 1)
+        ):
             break
         index += 1
     return index
+
+
+def closing_quote(text: str, opening: int) -> int:
+    """Index of the quote that closes the one at ``text[opening]`` (-1 when none): the first
+    same quote followed by the end, a space or punctuation, so a quote inside a name
+    (``"/model/conv_"a"_7"``, ``'/model/head's_conv'``) does not end it."""
+    quote = text[opening]
+    limit = min(len(text), opening + 2 + MAX_NAME_CHARS)
+    close = text.find(quote, opening + 1, limit)
+    while close != -1:
+        following = text[close + 1 : close + 2]
+        if not following or following.isspace() or following in _AFTER_QUOTE:
+            return close
+        close = text.find(quote, close + 1, limit)
+    return -1
+
+
+def is_code_identifier(name: str) -> bool:
+    """A lower-case snake_case word without digits (``complex_decomposition_adapter``): the
+    function or pass that prints ``NAME: ...``, when the message names its node elsewhere."""
+    return _CODE_IDENTIFIER.fullmatch(name) is not None
 
 
 def is_api_or_enum(name: str) -> bool:
@@ -157,13 +187,45 @@ def name_token(text: str, start: int, limit: int = MAX_NAME_CHARS) -> str:
             position = atom + 3
             continue
         break
+    return text[start : _trimmed_end(text, start, name_end)]
+
+
+def _trimmed_end(text: str, start: int, name_end: int) -> int:
+    """``name_end`` moved back over a possessive ``'s`` and closing punctuation."""
     if text.startswith("'s", name_end - 2) and name_end - 2 >= start:
         name_end -= 2  # "Where_493's output can not be used as shape tensor"
     while name_end > start and text[name_end - 1] in _TRAILING:
         if text.startswith("..", name_end - 2) and name_end - 2 >= start:
             break
         name_end -= 1
-    return text[start:name_end]
+    return name_end
+
+
+def _name_piece(piece: str) -> bool:
+    """A space-separated piece of a hierarchical name (``model/up 2/Resize``), not a word of
+    the sentence, a ``(remark``, a number or a ``[E]`` / ``Error[10]`` tag: it carries one of
+    the separators ``/ _ .`` of scoped names."""
+    return bool(piece) and piece[0] not in "([" and any(char in "/_." for char in piece)
+
+
+def spaced_name_token(text: str, start: int, limit: int = MAX_NAME_CHARS) -> str:
+    """:func:`name_token`, continued over spaces while each next piece is a name piece
+    (``model/up 2/Resize``); the plain token when the first piece is not a name piece either.
+
+    Where a name may hold spaces, the sentence after it is what ends it: the caller checks that
+    a ``:`` follows, that the line ends or that a prose word follows.
+    """
+    name = name_token(text, start, limit)
+    end = start + len(name)
+    if not name or not text.startswith(" ", end) or not _name_piece(name.split(" ")[-1]):
+        return name
+    stop = min(len(text), start + limit)
+    while text.startswith(" ", end) and end + 1 < stop:
+        piece_end = _atom_end(text, end + 1, stop)
+        if not _name_piece(text[end + 1 : piece_end]):
+            break
+        end = piece_end
+    return text[start : _trimmed_end(text, start, end)] if end > start + len(name) else name
 
 
 def looks_like_name(name: str) -> bool:
@@ -193,11 +255,19 @@ def cut_short(text: str, name: str) -> bool:
 
 
 def looks_like_strong_name(name: str) -> bool:
-    """A token no sentence word looks like: ``Reshape_3``, ``/a/b``, ``onnx::Shape_7``."""
+    """A token no sentence word looks like: ``Reshape_3``, ``/a/b``, ``onnx::Shape_7``,
+    ``backbone.layer7.0.conv1``, ``(Unnamed Layer* 7) [Shuffle]``."""
+    if name.startswith("(Unnamed Layer* ") and _UNNAMED.match(name):
+        return True
     if not looks_like_name(name) or name[0] in "[(":
         return False
     has_digit = any(char.isdigit() for char in name)
-    return "/" in name or "::" in name or ("_" in name and has_digit)
+    return (
+        "/" in name
+        or "::" in name
+        or ("_" in name and has_digit)
+        or (has_digit and _MODULE_PATH.fullmatch(name) is not None)
+    )
 
 
 def _leading_at(text: str, start: int, *, strong_then_word: bool) -> str:
@@ -230,7 +300,14 @@ def _leading_at(text: str, start: int, *, strong_then_word: bool) -> str:
         return name  # torch2trt prints "[CONCATENATION #13]" alone, the reason on the next line
     if strong_then_word and _THEN_WORD.match(text, after) and looks_like_strong_name(name):
         return name
-    return ""
+    spaced = spaced_name_token(text, start)  # "model/up 2/Resize: ...": the colon ends it
+    after = start + len(spaced)
+    if spaced == name:
+        return ""
+    if text.startswith(":", after):
+        return spaced
+    strong = any(looks_like_strong_name(piece) for piece in spaced.split(" "))
+    return spaced if strong_then_word and _THEN_WORD.match(text, after) and strong else ""
 
 
 def leading_name(text: str) -> str:
@@ -263,13 +340,25 @@ def leading_name(text: str) -> str:
     return ""
 
 
+def _delimited_name(text: str, start: int) -> str:
+    """The name at ``start``: :func:`spaced_name_token` where the sentence ends it (the line
+    ends, ``:`` or a possessive ``'s`` follows), else :func:`name_token`."""
+    name = name_token(text, start)
+    spaced = spaced_name_token(text, start)
+    if spaced == name:
+        return name
+    after = start + len(spaced)
+    rest = text[after:]
+    return spaced if rest.startswith((":", "'s ")) or not rest.strip(" .)") else name
+
+
 def positional_names(text: str) -> list[str]:
     """Names standing after ``node`` / ``layer``, after a leading ``Layer:`` label and in DLA
     subgraph splits."""
     found: list[str] = []
     label = _LABEL.match(text)
     if label is not None:
-        name = name_token(text, label.end())
+        name = _delimited_name(text, label.end())
         if looks_like_name(name):
             found.append(name)
     if "ode:" in text or "ayer:" in text:
@@ -279,15 +368,16 @@ def positional_names(text: str) -> list[str]:
                 found.append(name)
     if "ode" in text or "ayer" in text:
         for match in itertools.islice(AFTER_WORD.finditer(text), MAX_MATCHES):
-            name = name_token(text, match.end())
+            name = _delimited_name(text, match.end())
             if name.startswith("{{"):
                 continue  # TensorFlow's "{{node X}}": a TensorFlow node, not a TensorRT layer
             at_end = match.end() + len(name) >= len(text.rstrip(". "))
             if looks_like_name(name) or (name and at_end):
                 found.append(name)
-    if '"' in text:
+    if '"' in text or "'" in text:
         for match in itertools.islice(_QUOTED_AFTER_NOUN.finditer(text), MAX_MATCHES):
-            name = text[match.end() : text.find('"', match.end())]
+            close = closing_quote(text, match.end() - 1)
+            name = text[match.end() : close] if close > 0 else ""
             if looks_like_name(name) and name not in found:
                 found.append(name)
     if "DLA subgraph" in text:
@@ -305,7 +395,8 @@ def refused_names(text: str) -> list[str]:
         return found
     for match in itertools.islice(_REFUSED_NODE.finditer(text), MAX_MATCHES):
         if text.startswith("'", match.start()):
-            name = text[match.end() : text.find("'", match.end())]
+            close = closing_quote(text, match.start())
+            name = text[match.end() : close] if close > 0 else ""
         else:
             name = name_token(text, match.end())
         if looks_like_name(name) and name not in found:
@@ -321,7 +412,7 @@ def tensor_names(text: str) -> list[str]:
     for match in itertools.islice(_TENSOR.finditer(text), MAX_MATCHES):
         start = match.end()
         if text[start] in "'\"":
-            close = text.find(text[start], start + 1, start + 1 + MAX_NAME_CHARS)
+            close = closing_quote(text, start)
             name = text[start + 1 : close] if close > 0 else ""
         else:
             name = name_token(text, start)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from trtsafe_lab.logs.name_grammar import MAX_NAME_CHARS
 from trtsafe_lab.logs.parse_state import ParseState, recent_error_category
 
 # ``While parsing node number N [Op -> "out"]``: the head by a pattern, the quoted output (at
@@ -25,8 +26,9 @@ _DUMP_NAME = re.compile(r'^name: "(?P<name>.{0,4096})"\s*$')
 # "X [Op] inputs: [...]" (every version) and "Parsing node: X [Op]" (onnx-tensorrt 8.6+)
 # (matched after the "ModelImporter.cpp:NNN: " location when the line has one, else at its start)
 IMPORTER_NODE = re.compile(
-    r"(?:(?P<name>[^\s\[][^\n]{0,1023}?) \[(?P<op>\w{1,64})\] inputs: "
-    r"|(?:Static check for )?[Pp]arsing node: (?P<parsing>[^\n]{1,1024}?) \[\w{1,64}\]\s*$)"
+    rf"(?:(?P<name>[^\s\[][^\n]{{0,{MAX_NAME_CHARS - 1}}}?) \[(?P<op>\w{{1,64}})\] inputs: "
+    rf"|(?:Static check for )?[Pp]arsing node: (?P<parsing>[^\n]{{1,{MAX_NAME_CHARS}}}?)"
+    r" \[\w{1,64}\]\s*$)"
 )
 IMPORTER_LOCATION = re.compile(r"ModelImporter\.cpp:\d{1,9}: ")
 PARSER_ERROR = re.compile(

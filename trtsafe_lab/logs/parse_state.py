@@ -16,6 +16,7 @@ from trtsafe_lab.logs.categories import message_category, rule_category
 from trtsafe_lab.logs.layer_names import line_names
 from trtsafe_lab.logs.name_grammar import (
     is_api_or_enum,
+    is_code_identifier,
     leading_name,
     positional_names,
     refused_names,
@@ -55,7 +56,8 @@ def line_grammar(text: str) -> tuple[tuple[str, ...], tuple[str, ...], str]:
     """(tensor names, candidate layer names, the line's own category) of one line."""
     candidates = refused_names(text) + positional_names(text)
     leading = leading_name(text)
-    if leading and leading not in candidates:
+    # "complex_decomposition_adapter: placeholder 'x' has ...": the pass that speaks, not a node
+    if leading and leading not in candidates and not (candidates and is_code_identifier(leading)):
         candidates.append(leading)
     candidates = [n for n in candidates if not is_api_or_enum(n)]
     category = rule_category(masked(text, candidates)) if candidates else ""
