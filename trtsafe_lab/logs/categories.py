@@ -20,7 +20,7 @@ UNTAGGED_ERROR = re.compile(
     r"Error Code:? \d{1,9}: |\bError\[\d{1,9}\]: "
     # what an untagged line states as impossible (apps that print TensorRT's or the parser's
     # errors without a severity: "Layer: X's output can not be used as shape tensor.")
-    r"|\bcan ?not be\b|\bcannot be\b|\bmust not be\b|^Unsupported\b"
+    r"|\bcan ?not be\b|\bcannot be\b|\bmust not be\b|\bmust have distinct\b|^Unsupported\b"
     # the last line of a Python traceback / a thrown C++ error ("RuntimeError: [Error thrown
     # at core/conversion/conversion.cpp:125] ...", Torch-TensorRT's TORCHTRT_CHECK)
     r"|^(?:[A-Za-z_][\w.]{0,80}\.)?[A-Z]\w{0,60}(?:Error|Exception): "
@@ -30,6 +30,8 @@ RUNTIME_CONTENT = re.compile(
     r"[Dd]eserializ|Inference set up failed|Got invalid engine|enqueue\w{0,40} failed"
     r"|execution context"
 )
+
+_DTYPE = r"(?:Int32|Int64|Int8|Float|Half|Bool|INT32|INT64|INT8|FLOAT|HALF|BOOL|UINT8)\b"
 
 # --- categories, first match wins --------------------------------------------------------------
 CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -65,8 +67,23 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     # TensorRT's error class itself, before the wording: Error Code 3 is kINVALID_ARGUMENT /
     # "API Usage Error" ("X: at least 1 dimensions are required for input." is an API misuse)
     ("api-usage", re.compile(r"Error Code:? 3: ")),
+    # Error Code 2 is kINTERNAL_ERROR: "(X: unexpected negative axis)" is TensorRT's own failure
+    ("internal-error", re.compile(r"Error Code:? 2: Internal Error \((?!Assertion)")),
     ("dla", re.compile(r"\bDLA\b|NVMEDIA_DLA|kDLA")),
     ("plugin", re.compile(r"[Pp]lugin")),
+    # A data-type or usage contract of the layer, before the shape words of its subject ("X:
+    # kernel weights are not permitted since they are of type Int32", "X: elementwise inputs
+    # must not be Int32", "operation POW requires inputs with activation type", "ShapeLayer
+    # output tensor (...) used as an execution tensor, but must be used only as shape tensor")
+    (
+        "api-usage",
+        re.compile(
+            r"incompatible (?:input )?(?:data ?)?types?\b"
+            rf"|\b(?:must|can ?not|cannot) (?:not )?be (?:of type )?k?{_DTYPE}"
+            rf"|\b(?:are|is) of type k?{_DTYPE}|requires inputs? with \w{{1,20}} type\b"
+            r"|used as an execution tensor"
+        ),
+    ),
     (
         "shape",
         re.compile(
@@ -91,10 +108,11 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "api-usage",
         re.compile(
             r"API Usage Error|Parameter check failed|\bnot called\b|\bout of range\b"
-            r"|incompatible (?:input )?(?:data ?)?types?\b"
-            # a layer's input-type constraint: "X: elementwise inputs must not be Int32"
-            r"|\b(?:must|can ?not|cannot) (?:not )?be (?:of type )?k?"
-            r"(?:Int32|Int64|Int8|Float|Half|Bool|INT32|INT64|INT8|FLOAT|HALF|BOOL|UINT8)\b"
+            # what the API allows only in a mode: "two inputs (data and weights) are allowed
+            # only in explicit-quantization mode"
+            r"|\ballowed only (?:in|for|with|when)\b|\bonly allowed (?:in|for|with|when)\b"
+            # a network definition the API rejects: two layers of one name
+            r"|\bmust have distinct names\b"
         ),
     ),
     ("runtime-failed", RUNTIME_CONTENT),

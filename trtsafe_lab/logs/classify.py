@@ -138,6 +138,15 @@ def _reportable_without_names(severity: str, category: str) -> bool:
     return severity in ("warning", "") and category in WARNING_CATEGORIES
 
 
+def _may_name_layers(severity: str, category: str) -> bool:
+    """Is the record's grammar read for names? Reportable records, and warnings about a plugin
+    ("X: legacy ONNX (11 plugin fields, missing do_sort). ... Using default"): such a warning
+    is a finding only when it names the plugin's node."""
+    return _reportable_without_names(severity, category) or (
+        severity == "warning" and category == "plugin"
+    )
+
+
 def _grammar_names(
     record: Record, findings: list[LogFinding], seen: set[str], state: ParseState
 ) -> list[str]:
@@ -241,7 +250,9 @@ def examine(record: Record, state: ParseState) -> LogFacts:
     if not severity and (parser_error or UNTAGGED_ERROR.search(message)):
         severity = "error"  # an application printing the ONNX parser's or TensorRT's errors
     importer_node = (importer.group("name") or importer.group("parsing")) if importer else ""
-    error_category = category if severity in ERRORISH else ""
+    # the category an error (or the importer's INFO "No importer registered for op: X.
+    # Attempting to import as plugin.") gives a node block printed next
+    error_category = category if severity in ERRORISH or category == "parser-unsupported" else ""
     if state.recent or importer_node or error_category or parser_error:
         aged = tuple(
             (age + 1, node, said, ends)
@@ -258,7 +269,7 @@ def examine(record: Record, state: ParseState) -> LogFacts:
     )
     tensors: list[str] = []
     if record.hit and not framing and (
-        refusal or _reportable_without_names(severity, category)
+        refusal or _may_name_layers(severity, category)
     ):
         tensors = _grammar_names(record, findings, seen, state)
     runtime_content = record.hit and RUNTIME_CONTENT.search(message) is not None
@@ -273,6 +284,15 @@ def examine(record: Record, state: ParseState) -> LogFacts:
         phase = state.phase
     if category == "tactic-out-of-memory" and phase == "runtime":
         category = "out-of-memory"
+    skipped = "kipping tactic" in message and category not in (
+        "tactic-out-of-memory",
+        "no-tactic",  # "Skipping tactic ... Autotuner: no tactics to implement operation"
+        "",
+    )
+    if skipped:
+        # "Skipping tactic 0x0 due to exception ... In op 'X', expected shape ...": whatever the
+        # exception says, the builder skipped a tactic of X and goes on
+        category = "tactic-failure"
     code, code_name = error_code(record, message)
     where, function = location(message)
     fatal = (
@@ -288,7 +308,7 @@ def examine(record: Record, state: ParseState) -> LogFacts:
     if record.hit and findings:
         findings = _complete_cut_names(record, findings, state)
     for finding in findings:
-        finding.category = finding.category or category
+        finding.category = category if skipped else finding.category or category
     return LogFacts(
         severity=severity,
         source=source(prefix.source, message),

@@ -16,11 +16,22 @@ from __future__ import annotations
 import itertools
 import re
 
-from trtsafe_lab.logs.name_grammar import MAX_MATCHES, MAX_NAME_CHARS, closing_quote
+from trtsafe_lab.logs.name_grammar import (
+    MAX_MATCHES,
+    MAX_NAME_CHARS,
+    closing_quote,
+    spaced_name_token,
+)
 from trtsafe_lab.logs.names import name_at, strip_interface
 
 _NO_IMPL = re.compile(r"[Cc]ould not find any implementation for node ")
 _NO_TACTIC = re.compile(r"No tactic available for (?:node|layer) ")
+# the optimizer's format assertion: "Assertion ... failed. No supported formats for X" (the
+# name ends the message; its category is the record's)
+_NO_FORMATS = re.compile(r"No supported formats for ")
+# network validation: "Repeated layer name: reshape (layers must have distinct names)" (the
+# label says it is a layer name, so a plain word counts)
+_REPEATED_NAME = re.compile(r"Repeated layer name: ")
 _ONNX_LAYER = re.compile(r"ONNX Layer: ")
 _SHAPE_PHRASE = re.compile(
     r": (?:IShuffleLayer applied to shape tensor|dimensions not compatible for elementwise"
@@ -75,8 +86,9 @@ def _shape_names(text: str) -> list[str]:
 
 
 def _last_clause(text: str) -> str:
-    """What follows the last ``": "`` outside brackets: ``kOPT values for profile 0 violate shape
-    constraints: IShuffleLayer Reshape_552`` -> ``IShuffleLayer Reshape_552``."""
+    """What follows the last ``": "`` or sentence end ``". "`` outside brackets: ``kOPT values for
+    profile 0 violate shape constraints: IShuffleLayer Reshape_552`` -> ``IShuffleLayer
+    Reshape_552`` (``... would change volume. IShuffleLayer Reshape_4296`` likewise)."""
     depth = 0
     cut = 0
     for index, char in enumerate(text):
@@ -84,8 +96,13 @@ def _last_clause(text: str) -> str:
             depth += 1
         elif char in ")]}":
             depth = max(0, depth - 1)
-        elif char == ":" and depth == 0 and text.startswith(": ", index) and index > 0 and (
-            text[index - 1] != " "  # TorchScript's "%46481 : Tensor = aten::add(...)"
+        elif (
+            char in ":."
+            and depth == 0
+            and text.startswith(" ", index + 1)
+            and index > 0
+            # not TorchScript's "%46481 : Tensor = aten::add(...)", not a "..." range
+            and text[index - 1] != (" " if char == ":" else ".")
         ):
             cut = index + 2
     return text[cut:].strip()
@@ -133,6 +150,12 @@ def line_names(text: str) -> list[tuple[str, str]]:
     if "No tactic available" in text:
         for match in itertools.islice(_NO_TACTIC.finditer(text), MAX_MATCHES):
             out.append((name_at(text, match.end()), "no-tactic"))
+    if "supported formats for " in text:
+        for match in itertools.islice(_NO_FORMATS.finditer(text), MAX_MATCHES):
+            out.append((name_at(text, match.end()), ""))
+    if "layer name: " in text:
+        for match in itertools.islice(_REPEATED_NAME.finditer(text), MAX_MATCHES):
+            out.append((spaced_name_token(text, match.end()), "api-usage"))
     if "layers=[" in text:
         out.extend((name, "no-tactic") for name in _autotuner_names(text))
     if ": " in text:

@@ -48,6 +48,7 @@ _EXCEPTION_CLASS = re.compile(r"(?:[A-Za-z_]\w{0,80}\.){0,8}[A-Z]\w{0,80}(?:Erro
 _QUOTED_AFTER_NOUN = re.compile(
     r"\b(?:[A-Z]\w{0,40} (?:operation|op)|[Ll]ayer|[Nn]ode|placeholder) [\"']"
 )
+_MYELIN_OP_KIND = re.compile(r"\([a-z_]{1,40}:[a-z_]{1,40}\)$")
 _LABEL_ANYWHERE = re.compile(r"(?<![\w.])(?:\w{1,40}_)?(?:[Ll]ayer|[Nn]ode):\s?(?=\S)")
 # Torch-TensorRT's util::node_info: a TorchScript statement "%y : Tensor = aten::op(%x, %2)"
 # (several outputs "%a : Tensor, %b : Tensor = prim::TupleUnpack(%t)"), maybe "# file.py:12:0"
@@ -64,13 +65,19 @@ _REFUSED_NODE = re.compile(r"\b[Nn]ode (?=\S)|'(?=[^'\s]{1,4096}')")
 _TORCH2TRT = re.compile(r"\[[A-Z][A-Z0-9_]{0,40} #\d{1,9}\] ")
 _UNNAMED = re.compile(r"\(Unnamed Layer\* \d{1,9}\) \[[\w ]{1,40}\]")
 _LOCATION = re.compile(r"\[[^\]\s]{1,300}(?:::|\.(?:cpp|cc|cu|h|hpp):)[^\]\s]{0,300}\] ")
+_PROGRAM_THEN_SOURCE = re.compile(r": \S{1,300}\.(?:c|cc|cpp|cu|h|hpp|py):\d{1,9}: ")
 _CODE_PREFIX = re.compile(r"(?:\d{1,3}: |Error\[\d{1,3}\]: )")
-_REASON_OPEN = re.compile(r"Error Code \d{1,9}: [A-Za-z][\w ]{0,60}? \(")
+# the reason in parentheses: "Error Code 4: Internal Error (...)", TensorRT 7's "file.cpp (114)
+# - Myelin Error in addNodeToMyelinGraph: 0 (...)"
+_REASON_OPEN = re.compile(
+    r"Error Code \d{1,9}: [A-Za-z][\w ]{0,60}? \(|Error in \w{1,200}: -?\d{1,9} \("
+)
 _INTERFACE = re.compile(r"I[A-Z][A-Za-z]{0,60}Layer ")
 _THEN_WORD = re.compile(r" [a-z]{2,40}\b")
 # an API function or enum value, never a layer: IBuilder::buildSerializedNetwork, UNSUPPORTED_STATE
 _API_OR_ENUM = re.compile(r"(?:nvinfer1::)?I[A-Z]\w{0,80}::|[A-Z][A-Z0-9_]{0,80}$")
-MAX_CLAUSES = 16  # ": " separators tried per line
+MAX_CLAUSES = 16  # ": " separators (and as many sentence ends) tried per line
+_CLAUSE_START = re.compile(r"(?<!\.)[:.] (?=\S)")  # not the "..." of a ForeignNode range
 # "tensor X", "Tensor 'X'"; a network input is a tensor too ("UFFParser: Failed to parseInput
 # for node input_1": the UFF INPUT node becomes the network's input tensor)
 _TENSOR = re.compile(
@@ -294,6 +301,8 @@ def _leading_at(text: str, start: int, *, strong_then_word: bool) -> str:
         # "trt_module_node: X ...", "polygraphy.exception.PolygraphyException: ...", pybind11's
         # "TypeError: deserialize_cuda_engine(): incompatible function arguments"
         return ""
+    if _PROGRAM_THEN_SOURCE.match(text, after):
+        return ""  # glibc's assert: "yolov9: /src/demo.cpp:31: void f(): Assertion `x' failed."
     if text.startswith(":", after) and looks_like_name(name):
         return name
     if after == len(text.rstrip()) and _TORCH2TRT.fullmatch(name + " "):
@@ -314,7 +323,8 @@ def leading_name(text: str) -> str:
     """``X`` of ``[N: ][location ]X: reason``, ``... (X: reason)`` or ``prefix: X: reason``.
 
     Tried at the message start, at the start of an ``Error Code N: Category (`` reason, and
-    after each of the first ``": "`` separators (``kOPT values ... constraints: X: ISlice...``).
+    after each of the first ``": "`` separators (``kOPT values ... constraints: X: ISlice...``)
+    and sentence ends (``... condition '==' violated. Concat_351: dimensions not compatible``).
     """
     start = 0
     code = _CODE_PREFIX.match(text)
@@ -328,13 +338,8 @@ def leading_name(text: str) -> str:
         found = _leading_at(text, opened.end(), strong_then_word=True)
         if found:
             return found
-    position = start
-    for _ in range(MAX_CLAUSES):
-        position = text.find(": ", position, position + MAX_NAME_CHARS)
-        if position < 0:
-            break
-        position += 2
-        found = _leading_at(text, position, strong_then_word=False)
+    for clause in itertools.islice(_CLAUSE_START.finditer(text, start), 2 * MAX_CLAUSES):
+        found = _leading_at(text, clause.end(), strong_then_word=False)
         if found:
             return found
     return ""
@@ -378,6 +383,9 @@ def positional_names(text: str) -> list[str]:
         for match in itertools.islice(_QUOTED_AFTER_NOUN.finditer(text), MAX_MATCHES):
             close = closing_quote(text, match.end() - 1)
             name = text[match.end() : close] if close > 0 else ""
+            kind = _MYELIN_OP_KIND.search(name)
+            if kind is not None and kind.start() > 0:
+                name = name[: kind.start()]  # "In op 'X(u_pw:move)'": Myelin's op kind follows
             if looks_like_name(name) and name not in found:
                 found.append(name)
     if "DLA subgraph" in text:

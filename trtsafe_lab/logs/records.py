@@ -75,8 +75,10 @@ _TOKEN = re.compile(
     re.VERBOSE,
 )
 # Tokens that may only appear at the very start of a line (a user's copy cut them short).
+# ROS 2 launch prints each node's output behind "[node_name-N] " (then the logger's own tags).
 _START_TOKEN = re.compile(
     r"(?P<quote>> ?)|(?P<ts>" + _DATE_TIME + r")\]|(?P<sev>[EWIVF])\] (?=\S)"
+    r"|(?P<launch>\[[A-Za-z_][\w.]{0,80}-\d{1,4}\] (?=\[))"
 )
 _ERROR_NUMBER = re.compile(r"(\d{1,2}): ")
 # Another record starting in the middle of a line: " [12:15:24] [E] [TRT] ..."
@@ -84,7 +86,7 @@ _MID_LINE_RECORD = re.compile(r"\s(?=\[(?:" + _DATE_TIME + "|" + _TIME + r")\] \
 # Untagged lines that nevertheless start a record of their own.
 _STANDALONE = re.compile(
     r"While parsing node number|^In node \d|^Traceback \(most recent call last\)|^&&&& "
-    r"|^Error: |^Segmentation fault"
+    r"|^Error: |^Error\[\d{1,9}\]: |^Segmentation fault"
 )
 
 

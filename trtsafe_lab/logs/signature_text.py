@@ -156,8 +156,12 @@ def _reason(message: str) -> str:
         if wrapper.group("paren"):
             closing = _closing(text)
             text = text[:closing] if closing >= 0 else text
-    text = _SUFFIX_LOCATION.sub("", text)
-    return text.strip().rstrip(".*_ ").strip()
+    text = _SUFFIX_LOCATION.sub("", text).strip()
+    unmatched = text.count(")") - text.count("(")
+    while unmatched > 0 and text.endswith(")"):  # a quoted fragment kept its wrapper's ")"
+        text = text[:-1].rstrip()
+        unmatched -= 1
+    return text.rstrip(".*_ ").strip()
 
 
 def _records(message: str) -> list[str]:

@@ -58,6 +58,9 @@ _TAILS: dict[bytes, tuple[tuple[tuple[bytes, bytes], ...], tuple[tuple[bytes, by
     b"P": (((b"yTorch", b""),), ()),
     # an app logger's tag for TensorRT's messages (tensorRT_Pro: "[error][f.cpp:30]:NVInfer: ")
     b"N": (((b"VInfer: ", b""),), ()),
+    # network validation's "Repeated layer name: X (layers must have distinct names)", quoted
+    # without its "Error Code 4: Internal Error (" head
+    b"R": (((b"epeated layer name: ", b""),), ()),
 }
 
 
