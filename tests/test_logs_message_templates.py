@@ -1,9 +1,11 @@
 """Every message template of the real sources names the right layer (issue 11, name grammar).
 
 The templates are read from the committed table ``trtsafe_lab/logs/_messages/templates.tsv``,
-derived from onnx/onnx-tensorrt, NVIDIA/TensorRT (pyOnnx, trtexec's samples/common) and
-pytorch/TensorRT sources by ``python -m trtsafe_lab.logs._messages.derive`` (it needs git
-clones, so it cannot run here; the table records repo, commit and file per row). Each template
+derived from onnx/onnx-tensorrt, NVIDIA/TensorRT (pyOnnx, trtexec's samples/common),
+pytorch/TensorRT, TF-TRT (tensorflow/tensorflow's trt_engine_op.cc) and TensorRT-LLM
+(runtime/tllmRuntime.cpp) sources by ``python -m trtsafe_lab.logs._messages.derive`` (it needs
+git clones and saved files, so it cannot run in CI; the table records repo, commit, file and
+line per row). Each template
 is rendered as its tool prints it (the log prefix of its severity, a parser-error description
 inside every parser-error wrapper) with awkward real-looking names put in, and read with the
 full parser and the streaming scan:
@@ -15,8 +17,12 @@ full parser and the streaming scan:
   "falling back to PyTorch") blame the node, non-fatal;
 - info and verbose templates blame nothing (they name nodes being imported, registered, ...);
 - warning templates in these sources are notices (deprecations, metadata hints) and blame
-  nothing; a tensor a template names is never reported as a layer, and an error about a tensor
-  (trtexec's "Cannot find input tensor with name ...") keeps it in the ``tensors`` column.
+  nothing, except TF-TRT's: its engine op warns when it falls back to TensorFlow ("Engine
+  creation for X failed. The native segment will be used instead.", "retrying with native
+  segment for X", "Failed to enqueue batch for TRT engine: X"), which blames the op, non-fatal;
+- a tensor a template names is never reported as a layer (TensorRT-LLM's runtime names only its
+  engine's I/O tensors), and an error about a tensor (trtexec's "Cannot find input tensor with
+  name ...") keeps it in the ``tensors`` column.
 """
 
 from __future__ import annotations
@@ -61,12 +67,17 @@ TORCHSCRIPT_NAMES = (
     "%input.4 : Tensor = aten::_convolution(%x.1, %self.conv.weight, %4, %5, %6, %7)",
     "%3 : Tensor = aten::upsample_nearest2d(%x, %2, %1) # model.py:12:0",
 )
+# TF-TRT names its engine ops TRTEngineOp_N_M, under the scope of the function that holds them
+TF_NAMES = ("TRTEngineOp_0_0", "StatefulPartitionedCall/TRTEngineOp_000_001",
+            "PartitionedCall/model.1/TRTEngineOp_3_2")
 TENSOR = "/backbone/stem/Conv_output_0"
 WHEN = "[12/01/2026-10:00:00]"
 LETTER = {"error": "E", "warning": "W", "info": "I", "verbose": "V"}
 
 
 def _names(row: dict[str, str]) -> tuple[str, ...]:
+    if row["repo"] == "tensorflow/tensorflow":
+        return TF_NAMES
     if row["repo"] != "pytorch/TensorRT":
         spaced = SPACED_NAMES if _DELIMITED.search(row["template"]) else ()
         return ONNX_NAMES + spaced
@@ -106,6 +117,16 @@ def _render(row: dict[str, str], name: str) -> str:
     """One template as its tool prints it, names put in."""
     message = _fill(row["template"], name)
     severity = row["severity"]
+    if row["repo"] == "tensorflow/tensorflow":
+        if severity == "exception":  # a Status raised in Python
+            return f"tensorflow.python.framework.errors_impl.InvalidArgumentError: {message}"
+        letter = {"error": "E", "warning": "W"}.get(severity, "I")  # VLOG prints as I
+        return f"2020-06-01 12:00:00.123456: {letter} {row['file']}:{row['line']}] {message}"
+    if row["repo"] == "NVIDIA/TensorRT-LLM":
+        if severity == "exception":  # TllmException::what(), as Python shows it
+            return f"RuntimeError: {message} (/src/tensorrt_llm/{row['file']}:{row['line']})"
+        level = {"verbose": "DEBUG"}.get(severity, severity.upper())
+        return f"[TensorRT-LLM][{level}] {message}"  # Logger::getPrefix
     if row["repo"] == "pytorch/TensorRT":
         if severity == "exception" and row["file"].endswith(".cpp"):
             return f"RuntimeError: [Error thrown at {row['file']}:{row['line']}] {message}"
@@ -148,6 +169,8 @@ def _expected(row: dict[str, str], name: str) -> set[str]:
         return set()
     if severity == "verbose" and _REFUSAL.search(template):
         return {name}
+    if severity == "warning" and row["repo"] == "tensorflow/tensorflow" and "{node}" in template:
+        return {name}  # the engine op falls back to TensorFlow
     return set()
 
 
@@ -180,7 +203,8 @@ def test_table_is_derived_with_its_provenance() -> None:
         assert re.fullmatch(r"[0-9a-f]{40}", row["commit"]), row
         assert re.search(r"\{(?:node|layer|tensor|desc)\}", row["template"]), row
     repos = {row["repo"] for row in ROWS}
-    assert repos == {"onnx/onnx-tensorrt", "NVIDIA/TensorRT", "pytorch/TensorRT"}
+    assert repos == {"onnx/onnx-tensorrt", "NVIDIA/TensorRT", "pytorch/TensorRT",
+                     "tensorflow/tensorflow", "NVIDIA/TensorRT-LLM"}
     templates = {row["template"] for row in ROWS}
     for known in (
         "Invalid Node - {node}",
@@ -203,8 +227,9 @@ def test_template_blames_exactly_its_node(tmp_path: Path, row: dict[str, str]) -
         if row["severity"] == "error" and "{tensor}" in row["template"] and not layers:
             # an error about a tensor keeps the tensor in the tensors column
             assert any(TENSOR in r["tensors"] for r in rows), (row["template"], rows)
-        if row["severity"] == "verbose" and layers:
-            assert not any(r["fatal"] for r in rows if r["layer"])  # a refusal is not fatal
+        if row["severity"] in ("verbose", "warning") and layers:
+            # a refusal or a fallback is not fatal
+            assert not any(r["fatal"] for r in rows if r["layer"])
 
 
 @pytest.mark.parametrize("wrapper", WRAPPERS, ids=[_row_id(r) for r in WRAPPERS])

@@ -50,15 +50,24 @@ _DLA_FALLBACK = (
     re.compile(rf"Switching (?!this layer){_NAME} device type to GPU"),
 )
 # TF-TRT names the TensorRT engine op it could not build ("Engine creation for TRTEngineOp_0_0
-# failed. The native segment will be used instead.").
+# failed. The native segment will be used instead.", tensorflow's trt_engine_op.cc).
 _TF_TRT_ENGINE_OP = re.compile(
-    r"(?:Engine creation|[Bb]uilding engine) for (?P<name>TRTEngineOp_\w{1,200}) failed"
+    rf"(?:Engine creation|[Bb]uilding engine) for (?P<name>\S{{1,{MAX_NAME_CHARS}}}?) failed"
 )
 # At run time TF-TRT runs the TensorFlow segment instead of the engine ("Running native segment
-# forPartitionedCall/TRTEngineOp_0_1 due to failure in verifying input shapes: ..."; TF's
-# trt_engine_op.cc prints no space after "for").
+# forPartitionedCall/TRTEngineOp_0_1 due to failure in verifying input shapes: ..." - newer
+# trt_engine_op.cc prints no space after "for" -, "Failed to execute engine, retrying with native
+# segment for X", "Failed to enqueue batch for TRT engine: X").
 _TF_TRT_NATIVE = re.compile(
-    rf"Running native segment for ?(?P<name>[^\s:]{{1,{MAX_NAME_CHARS}}}?)(?: due to |:|$)"
+    rf"(?:Running|retrying with) native segment for ?(?P<name>[^\s:]{{1,{MAX_NAME_CHARS}}}?)"
+    r"(?: due to |:|$)"
+    rf"|enqueue batch for TRT engine: (?P<engine>[^\s:]{{1,{MAX_NAME_CHARS}}})"
+)
+# The engine op a TF-TRT status names after "for" / ", at" ("Input shapes are empty, for X",
+# "Input node TensorRTInputPH_0 not found, at X"): TF-TRT names its ops TRTEngineOp_N_M, under
+# the scope of the function that holds them.
+_TF_TRT_OP_NAMED = re.compile(
+    r"(?:\bfor|, at) (?P<name>(?:[\w.-]{1,200}/){0,32}TRTEngineOp_\w{1,200})(?=[:,.]?(?:\s|$))"
 )
 _GET_BEST_TACTIC = re.compile(r"(?:GPU|[Cc]uda) error during getBestTactic: ")
 _INVALID_NODE = re.compile(r"(?:Invalid Node|Exception occurred in) - ")
@@ -164,12 +173,15 @@ def line_names(text: str) -> list[tuple[str, str]]:
         for pattern in _DLA_FALLBACK:
             for match in itertools.islice(pattern.finditer(text), MAX_MATCHES):
                 out.append((match.group("name"), "dla-fallback"))
-    if "TRTEngineOp_" in text:
+    if "ngine creation for" in text or "uilding engine for" in text:
         for match in itertools.islice(_TF_TRT_ENGINE_OP.finditer(text), MAX_MATCHES):
             out.append((match.group("name"), "build-failed"))
-    if "native segment for" in text:
+    if "native segment for" in text or "batch for TRT engine" in text:
         for match in itertools.islice(_TF_TRT_NATIVE.finditer(text), MAX_MATCHES):
-            out.append((match.group("name"), "runtime-failed"))
+            out.append((match.group("name") or match.group("engine"), "runtime-failed"))
+    if "TRTEngineOp_" in text:
+        for match in itertools.islice(_TF_TRT_OP_NAMED.finditer(text), MAX_MATCHES):
+            out.append((match.group("name"), ""))
     if "getBestTactic: " in text:
         tactic = _GET_BEST_TACTIC.search(text)
         if tactic and tactic.end() < len(text):
