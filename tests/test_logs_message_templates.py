@@ -1,11 +1,11 @@
 """Every message template of the real sources names the right layer (issue 11, name grammar).
 
-The templates are read from the committed table ``trtsafe_lab/logs/_messages/templates.tsv``,
-derived from onnx/onnx-tensorrt, NVIDIA/TensorRT (pyOnnx, trtexec's samples/common),
-pytorch/TensorRT, TF-TRT (tensorflow/tensorflow's trt_engine_op.cc) and TensorRT-LLM
-(runtime/tllmRuntime.cpp) sources by ``python -m trtsafe_lab.logs._messages.derive`` (it needs
-git clones and saved files, so it cannot run in CI; the table records repo, commit, file and
-line per row). Each template
+The templates are read from the committed table ``tests/fixtures/message_templates.tsv`` (test
+data, not shipped), derived from onnx/onnx-tensorrt, NVIDIA/TensorRT (pyOnnx, trtexec's
+samples/common), pytorch/TensorRT, TF-TRT (tensorflow/tensorflow's trt_engine_op.cc) and
+TensorRT-LLM (runtime/tllmRuntime.cpp) sources by ``python tests/message_templates.py`` (it needs
+git clones and saved files, so it cannot run in CI; the table records repo, commit, file and line
+per row). Each template
 is rendered as its tool prints it (the log prefix of its severity, a parser-error description
 inside every parser-error wrapper) with awkward real-looking names put in, and read with the
 full parser and the streaming scan:
@@ -32,9 +32,9 @@ import re
 from pathlib import Path
 
 import pytest
+from message_templates import COLUMNS, TABLE
 
 from trtsafe_lab.logs import analyze_log
-from trtsafe_lab.logs._messages.derive import COLUMNS, TABLE
 from trtsafe_lab.logs.scan import scan_failures
 
 

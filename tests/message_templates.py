@@ -1,7 +1,10 @@
-"""Derive the table of message templates that name a node, layer or tensor (a build-time script).
+"""Derive the table of message templates that name a node, layer or tensor (test data).
 
-    python -m trtsafe_lab.logs._messages.derive [--mirrors DIR] [--stored DIR] [--out FILE]
-                                                 [--check]
+    python tests/message_templates.py [--mirrors DIR] [--stored DIR] [--out FILE] [--check]
+    # rewrites tests/fixtures/message_templates.tsv
+
+The table is test data: ``tests/test_logs_message_templates.py`` checks the name grammar against
+every template; the package never reads it, so neither this script nor the table ships in it.
 
 It reads real sources with ``git show COMMIT:PATH`` from local clones (``DIR/owner+name/repo``,
 default ``/work/.mirror``), without compiling anything. The sources and commits are
@@ -35,17 +38,17 @@ name), ``{tensor}`` (a tensor name), ``{op}`` (an operator type, plugin or creat
 - TensorFlow: ``LOG(...) << ...``, ``VLOG(n) << ...``, ``errors::Kind("...", x)`` statuses and
   ``StrCat(...)`` messages logged through a variable; TensorRT-LLM: ``TLLM_LOG_*``,
   ``TLLM_THROW`` and ``TLLM_CHECK_WITH_INFO`` printf-style calls
-  (:mod:`~trtsafe_lab.logs._messages.cpp_reader`).
+  (``tests/message_templates_cpp.py``).
 - Python: ``logger.debug/info/warning/error(f"...")`` (also ``"%s" % args`` style) and
   ``raise E(f"...")`` in Torch-TensorRT's dynamo package
-  (:mod:`~trtsafe_lab.logs._messages.py_reader`).
+  (``tests/message_templates_py.py``).
 
 A value's placeholder comes from the expression and the literal just before it (rules in
-``cpp_reader._cpp_role`` / ``py_reader._py_role``), or from a source's ``roles`` (a variable
+``_cpp_role`` / ``_py_role`` there), or from a source's ``roles`` (a variable
 whose meaning the code around it fixes: TensorRT-LLM's ``name`` is
 ``mEngine->getIOTensorName(i)``). Only templates with a ``{node}``, ``{layer}`` or ``{tensor}``
-are kept. Columns of ``templates.tsv`` (one row per distinct repo+severity+template, the first
-file/line where it occurs):
+are kept. Columns of ``message_templates.tsv`` (one row per distinct repo+severity+template,
+the first file/line where it occurs):
 
     repo, commit, file, line     where the template was read
     severity                     error, warning, info, verbose (the log call), exception
@@ -70,10 +73,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from trtsafe_lab.logs._messages.cpp_reader import cpp_templates
-from trtsafe_lab.logs._messages.py_reader import py_templates
+from message_templates_cpp import cpp_templates
+from message_templates_py import py_templates
 
-TABLE = Path(__file__).with_name("templates.tsv")
+TABLE = Path(__file__).resolve().parent / "fixtures" / "message_templates.tsv"
 COLUMNS = ("repo", "commit", "file", "line", "severity", "template")
 
 

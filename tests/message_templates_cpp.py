@@ -1,5 +1,5 @@
 """Message templates of C++ sources: log calls, thrown errors and stream writes (a build-time
-reader for :mod:`trtsafe_lab.logs._messages.derive`).
+reader for ``tests/message_templates.py``, test data).
 
 Read without compiling: ``LOG_VERBOSE/INFO/WARNING/ERROR(... << ...)`` (onnx-tensorrt,
 Torch-TensorRT), ``sample::gLogError/Warning/Info/Verbose << ...`` (trtexec),

@@ -1,6 +1,6 @@
 """Message templates of Python sources: ``logger.debug/info/warning/error(f"...")`` (also
 ``"%s" % args`` style) and ``raise E(f"...")`` (a build-time reader for
-:mod:`trtsafe_lab.logs._messages.derive`)."""
+``tests/message_templates.py``, test data)."""
 
 from __future__ import annotations
 
