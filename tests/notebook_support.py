@@ -16,13 +16,18 @@ exit 1
 """
 
 
-def install_trtexec_double(bin_dir: Path) -> Path:
-    """Write the TEST DOUBLE ``trtexec`` (a shell script, not TensorRT) into ``bin_dir``."""
+def _install(bin_dir: Path, script: str) -> Path:
+    """Write ``script`` as an executable ``trtexec`` into ``bin_dir``; return ``bin_dir``."""
     bin_dir.mkdir(parents=True, exist_ok=True)
     tool = bin_dir / "trtexec"
-    tool.write_text(DOUBLE)
+    tool.write_text(script)
     tool.chmod(tool.stat().st_mode | stat.S_IXUSR)
     return bin_dir
+
+
+def install_trtexec_double(bin_dir: Path) -> Path:
+    """Write the TEST DOUBLE ``trtexec`` (a shell script, not TensorRT) into ``bin_dir``."""
+    return _install(bin_dir, DOUBLE)
 
 
 SLOW_DOUBLE = """#!/bin/sh
@@ -35,8 +40,4 @@ exec sleep 120
 
 def install_slow_trtexec_double(bin_dir: Path) -> Path:
     """Write a TEST DOUBLE ``trtexec`` that never finishes by itself into ``bin_dir``."""
-    bin_dir.mkdir(parents=True, exist_ok=True)
-    tool = bin_dir / "trtexec"
-    tool.write_text(SLOW_DOUBLE)
-    tool.chmod(tool.stat().st_mode | stat.S_IXUSR)
-    return bin_dir
+    return _install(bin_dir, SLOW_DOUBLE)

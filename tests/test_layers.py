@@ -47,7 +47,6 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "trtsafe_lab.logs.onnx", "trtsafe_lab.logs.name_grammar", "trtsafe_lab.logs.explanations",
         "trtsafe_lab.logs.signature_text",
         "trtsafe_lab.logs.build_summary",
-        "trtsafe_lab.logs._messages", "trtsafe_lab.logs._messages.derive",
         "trtsafe_lab.trtexec.version", "trtsafe_lab.trtexec.options", "trtsafe_lab.trtexec.rules",
         "trtsafe_lab.trtexec.progress", "trtsafe_lab.trtexec.runner", "trtsafe_lab.trtexec.dry_run",
         "trtsafe_lab.trtexec.flag_table", "trtsafe_lab.trtexec.flag_check",

@@ -1,8 +1,8 @@
 """Every message template of the real sources names the right layer (issue 11, name grammar).
 
-The templates are read from the committed table ``trtsafe_lab/logs/_messages/templates.tsv``,
-derived from onnx/onnx-tensorrt, NVIDIA/TensorRT (pyOnnx, trtexec's samples/common) and
-pytorch/TensorRT sources by ``python -m trtsafe_lab.logs._messages.derive`` (it needs git
+The templates are read from the committed table ``tests/fixtures/message_templates.tsv`` (test
+data, not shipped), derived from onnx/onnx-tensorrt, NVIDIA/TensorRT (pyOnnx, trtexec's
+samples/common) and pytorch/TensorRT sources by ``python tests/message_templates.py`` (it needs git
 clones, so it cannot run here; the table records repo, commit and file per row). Each template
 is rendered as its tool prints it (the log prefix of its severity, a parser-error description
 inside every parser-error wrapper) with awkward real-looking names put in, and read with the
@@ -26,9 +26,9 @@ import re
 from pathlib import Path
 
 import pytest
+from message_templates import COLUMNS, TABLE
 
 from trtsafe_lab.logs import analyze_log
-from trtsafe_lab.logs._messages.derive import COLUMNS, TABLE
 from trtsafe_lab.logs.scan import scan_failures
 
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
+from import_check import loaded_after
 
 from trtsafe_lab.demo.logs import EXAMPLES
 from trtsafe_lab.logs import LogParser, analyze_log
@@ -34,12 +33,5 @@ def test_feeding_a_log_line_by_line_equals_analyze_log() -> None:
 
 
 def test_importing_the_logs_package_stays_light() -> None:
-    code = (
-        "import sys, trtsafe_lab.logs, trtsafe_lab.logs.cli\n"
-        "heavy = ('matplotlib', 'onnx', 'tensorrt', 'cuda', 'ipywidgets')\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    )
-    assert result.stdout.strip() == "[]"
+    heavy = ("matplotlib", "onnx", "tensorrt", "cuda", "ipywidgets")
+    assert loaded_after("import trtsafe_lab.logs, trtsafe_lab.logs.cli", heavy) == []

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from import_check import loaded_after
 
 from trtsafe_lab.cli import main
 from trtsafe_lab.migrate import FINDING_COLUMNS, migration_findings, rules_frame
@@ -124,18 +125,8 @@ def test_demo_writes_the_example_findings(tmp_path: Path) -> None:
 
 
 def test_importing_the_checker_does_not_load_parsers_or_pandas() -> None:
-    import subprocess
-    import sys
-
-    code = (
-        "import sys, trtsafe_lab.migrate, trtsafe_lab.migrate.cli\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
-        "('tree_sitter', 'tree_sitter_cpp', 'yaml', 'matplotlib', 'tensorrt')))\n"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    )
-    assert result.stdout.strip() == "[]"
+    heavy = ("tree_sitter", "tree_sitter_cpp", "yaml", "matplotlib", "tensorrt")
+    assert loaded_after("import trtsafe_lab.migrate, trtsafe_lab.migrate.cli", heavy) == []
 
 
 def test_missing_tree_sitter_names_the_migrate_extra(

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-
 import pytest
+from import_check import loaded_after
 
 from trtsafe_lab._optional import MissingDependencyError, require
 from trtsafe_lab.cli import main
@@ -15,16 +12,8 @@ HEAVY = ("tensorrt", "cuda", "matplotlib", "ipywidgets")
 
 
 def test_import_does_not_pull_heavy_dependencies() -> None:
-    code = (
-        "import json, sys\n"
-        "import trtsafe_lab, trtsafe_lab.cli\n"
-        "trtsafe_lab.cli.build_parser()\n"
-        f"print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r})))\n"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    )
-    assert json.loads(result.stdout) == []
+    code = "import trtsafe_lab, trtsafe_lab.cli\ntrtsafe_lab.cli.build_parser()"
+    assert loaded_after(code, HEAVY) == []
 
 
 def test_missing_dependency_names_the_extra() -> None:

@@ -38,3 +38,22 @@ def test_distribution_labels_hold_whole_run_names(count: int) -> None:
              for tick in ax.get_xticklabels()]
     for left, right in itertools.pairwise(boxes):
         assert left.x1 <= right.x0, (left, right)
+
+
+def test_summary_figure_labels_do_not_overlap_with_the_bundled_runs() -> None:
+    """The one-page summary (CLI, notebook 03, reports) lays its panels out after they are drawn:
+    the distribution panel ends narrower than it starts, and its run names must still fit."""
+    from trtsafe_lab.demo.profile import example_runs
+    from trtsafe_lab.profile.compare import compare_runs
+    from trtsafe_lab.profile.plots import comparison_figure
+
+    for runs in example_runs().values():
+        fig = comparison_figure(runs, compare_runs(runs))
+        renderer = FigureCanvasAgg(fig).get_renderer()
+        fig.draw(renderer)
+        panels = fig.axes[0].child_axes
+        labels = [tick.get_text() for ax in panels for tick in ax.get_xticklabels()]
+        assert [label.replace("\n", "") for label in labels] == [r.name for r in runs]
+        boxes = [tick.get_window_extent(renderer) for ax in panels for tick in ax.get_xticklabels()]
+        for left, right in itertools.pairwise(boxes):
+            assert left.x1 <= right.x0, (labels, left, right)

@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+from import_check import loaded_after
+
 from trtsafe_lab.trtexec.progress import (
     PHASE_NAMES,
     ProgressTracker,
@@ -99,13 +101,7 @@ def test_nested_monitor_phases_and_terminal_bar() -> None:
 
 
 def test_build_modules_do_not_import_heavy_packages() -> None:
-    code = (
-        "import json, sys\n"
-        "import trtsafe_lab.trtexec, trtsafe_lab.trtexec.cli, trtsafe_lab.sweep\n"
-        "import trtsafe_lab.engine, trtsafe_lab.artifacts, trtsafe_lab.artifacts_cli\n"
-        "import trtsafe_lab.rundir, trtsafe_lab.trtexec.panel\n"
-        "heavy = ('tensorrt', 'cuda', 'matplotlib', 'ipywidgets')\n"
-        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in heavy)))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert json.loads(out.stdout) == []
+    code = ("import trtsafe_lab.trtexec, trtsafe_lab.trtexec.cli, trtsafe_lab.sweep\n"
+            "import trtsafe_lab.engine, trtsafe_lab.artifacts, trtsafe_lab.artifacts_cli\n"
+            "import trtsafe_lab.rundir, trtsafe_lab.trtexec.panel")
+    assert loaded_after(code, ("tensorrt", "cuda", "matplotlib", "ipywidgets")) == []

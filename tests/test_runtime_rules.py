@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import threading
 
 import pytest
+from import_check import loaded_after
 from runtime_helpers import operational_runner, resources_for, two_stage_spec
 
 from trtsafe_lab.runtime import (
@@ -277,13 +276,10 @@ def test_trace_records_every_call_with_its_outcome() -> None:
 
 
 def test_runtime_core_imports_no_heavy_modules() -> None:
-    code = ("import sys, trtsafe_lab.runtime, trtsafe_lab.runtime.cli, "
+    code = ("import trtsafe_lab.runtime, trtsafe_lab.runtime.cli, "
             "trtsafe_lab.runtime.cuda_backend, trtsafe_lab.runtime.cuda_faults, "
-            "trtsafe_lab.demo.runtime\n"
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
-            "('tensorrt', 'cuda', 'matplotlib', 'ipywidgets')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
+            "trtsafe_lab.demo.runtime")
+    assert loaded_after(code, ("tensorrt", "cuda", "matplotlib", "ipywidgets")) == []
 
 
 def test_prepare_callback_bug_propagates_and_leaves_runner_usable() -> None:

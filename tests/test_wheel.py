@@ -17,6 +17,7 @@ import subprocess
 import sys
 import sysconfig
 import venv
+import zipfile
 from importlib import metadata
 from pathlib import Path
 
@@ -95,7 +96,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     assert done.returncode == 0, done.stdout + done.stderr
     purelib = run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                   work, dict(os.environ)).stdout.strip()
-    return {"work": work, "python": python, "bin": env_dir / "bin", "pth":
+    return {"work": work, "wheel": wheel, "python": python, "bin": env_dir / "bin", "pth":
             Path(purelib) / "_borrowed_dependencies.pth", "core": core_only_folder(work / "core")}
 
 
@@ -117,6 +118,16 @@ def test_the_wheel_carries_notebooks_and_examples(installed: dict[str, Path]) ->
     assert venv_dir in package.parents, "imported the checkout, not the installed wheel"
     assert notebooks == package.parent / "notebooks" and len(list(notebooks.glob("*.ipynb"))) == 4
     assert venv_dir in logs.parents
+
+
+def test_the_wheel_carries_the_data_the_package_reads_and_no_test_data(
+        installed: dict[str, Path]) -> None:
+    names = zipfile.ZipFile(installed["wheel"]).namelist()
+    # read by the package: explanations (logs/explanations.py), flag tables (trtexec/flag_table.py)
+    assert "trtsafe_lab/logs/explanations.json" in names
+    assert "trtsafe_lab/trtexec/_tables/trtexec-11.4.json" in names
+    # test data stays in tests/ (the message-template table, derive scripts, fixtures)
+    assert not [n for n in names if n.endswith(".tsv") or "/tests/" in n or "_messages" in n]
 
 
 def test_core_install_runs_what_it_can_and_names_the_extras(installed: dict[str, Path]) -> None:

@@ -389,7 +389,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "file (or a report run directory with --runs).",
     )
     parser.add_argument("inputs", nargs="+", metavar="RUN_OR_LOG",
-                        help="a build log, a build run directory or profile run folders")
+                        help="log files, build run directories, or profile run directories "
+                        "/ trtexec export folders (one kind per report)")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("-o", "--output",
                        help="HTML file to write (default: report.html)")

@@ -161,6 +161,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "memory, engine size, build time (the lines trtexec and TensorRT print)",
     )
     parser.add_argument(
-        "--format", choices=("table", "csv", "json"), default="table", help="output format"
+        "--format", choices=("table", "csv", "json"), default="table",
+        help="table (default): one block per row, text whole; csv; json: one envelope object",
     )
     parser.set_defaults(func=_cli)

@@ -96,7 +96,8 @@ def plot_layers(summary: pd.DataFrame, ax: Any = None, top: int = 12, title: str
     )
     ax.set_yticks(range(len(per_layer)), labels, fontsize=8)
     ax.set_xlabel("failure rows naming the layer")
-    ax.set_title(for_matplotlib(title) or f"Layers named most often (top {top})")
+    named = summary.loc[summary[C.LAYER] != "", C.LAYER].nunique()
+    ax.set_title(for_matplotlib(title) or f"Layers named most often ({len(per_layer)} of {named})")
     _integer_ticks(ax)
     handles = [
         Patch(color=colour, label=phase)
@@ -130,23 +131,52 @@ _CATEGORY_COLOURS = {
     "no-implementation": "#c0392b",
     "no-tactic": "#e74c3c",
     "parser-error": "#8e44ad",
-    "parser-unsupported": "#9b59b6",
+    "parser-unsupported": "#d2b4de",  # light: parser-error is the dark purple
     "shape": "#2980b9",
     "tactic-out-of-memory": "#d35400",
     "out-of-memory": "#e67e22",
     "dla-fallback": "#16a085",
     "myelin": "#2c3e50",
+    "other": "#7f8c8d",
 }
-SIGNATURE_LABEL_CHARS = 70  # a signature label is wrapped at this width, two lines at most
+# For any other category, in order of first appearance in a plot: distinct from the above.
+_SPARE_COLOURS = ("#f1c40f", "#e84393", "#6c5ce7", "#a0522d", "#badc58", "#17becf", "#808000",
+                  "#74b9ff", "#fab1a0", "#006400", "#ffd8b1", "#aaffc3")
 
 
-def _signature_label(signature: str) -> str:
-    import textwrap
+def _category_colours(categories: list[str]) -> dict[str, str]:
+    """A colour for each category: its own where it has one, else the next spare colour, so
+    no two categories in one plot share a colour (up to 12 unlisted ones)."""
+    spare = iter(c for c in _SPARE_COLOURS if c not in _CATEGORY_COLOURS.values())
+    colours = {}
+    for category in dict.fromkeys(categories):
+        colours[category] = _CATEGORY_COLOURS.get(category) or next(spare, "#bdc3c7")
+    return colours
 
-    lines = textwrap.wrap(signature, SIGNATURE_LABEL_CHARS, break_long_words=True) or [""]
-    if len(lines) > 2:
-        lines = [lines[0], lines[1][: SIGNATURE_LABEL_CHARS - 1] + "…"]
-    return for_matplotlib("\n".join(lines))
+
+SIGNATURE_LABEL_CHARS = 80  # a signature label is wrapped at this width; never cut
+_SIGNATURE_FONT_PT = 7
+_LINE_INCHES = 0.13  # one wrapped label line at 7 pt, with leading
+_BAR_LINES = 1.6  # bar thickness, in label lines
+_GAP_LINES = 0.9  # space between one bar's label and the next, in label lines
+
+
+def _signature_labels(signatures: pd.Series) -> list[str]:
+    """Each signature whole, wrapped at :data:`SIGNATURE_LABEL_CHARS` by
+    :func:`trtsafe_lab.text.wrap_name` and escaped for matplotlib."""
+    return [for_matplotlib("\n".join(wrap_name(strip_ansi(text), SIGNATURE_LABEL_CHARS)))
+            for text in signatures]
+
+
+def _label_slots(labels: list[str]) -> tuple[list[float], float]:
+    """Y centres (in label lines, first label at the bottom) giving each label room for all of
+    its lines, and the total height in label lines."""
+    centres, top = [], 0.0
+    for label in labels:
+        slot = max(label.count("\n") + 1, _BAR_LINES) + _GAP_LINES
+        centres.append(top + slot / 2)
+        top += slot
+    return centres, top
 
 
 def plot_signatures(
@@ -159,9 +189,11 @@ def plot_signatures(
     """The most widespread failure signatures: logs each occurs in (bars), coloured by category.
 
     ``signatures`` is :func:`trtsafe_lab.logs.signatures.failure_signatures`' table. Each bar is
-    labelled with its row count; signature labels are wrapped (two lines, the rest cut with …:
-    the full text is in the table). Categories in ``hide`` (build-failed follow-ups) are left
-    out and counted in the axis label.
+    labelled with its row count. Each signature is shown whole, wrapped onto as many lines as it
+    needs (:func:`trtsafe_lab.text.wrap_name`), never cut; each bar gets the height of its label
+    and, without ``ax``, the figure grows to fit them all (on a given ``ax``, make it tall
+    enough). Categories in ``hide`` (build-failed follow-ups) are left out and counted in the
+    axis label.
     """
     from matplotlib.patches import Patch
 
@@ -170,23 +202,30 @@ def plot_signatures(
     shown = shown.sort_values(
         [C.LOG_COUNT, C.COUNT], ascending=False, kind="stable"
     ).head(top).iloc[::-1]
-    figure, ax = _axes(ax, (11, 0.55 * max(len(shown), 3) + 1.5))
-    colours = [_CATEGORY_COLOURS.get(c, "#7f8c8d") for c in shown[C.CATEGORY]]
-    bars = ax.barh(range(len(shown)), shown[C.LOG_COUNT], color=colours)
-    ax.set_yticks(range(len(shown)), [_signature_label(s) for s in shown[C.SIGNATURE]], fontsize=7)
+    labels = _signature_labels(shown[C.SIGNATURE])
+    centres, height = _label_slots(labels)
+    figure, ax = _axes(ax, (12, _LINE_INCHES * max(height, 8.0) + 1.6))
+    colours = _category_colours(list(shown[C.CATEGORY][::-1]))  # legend order: most widespread
+    bars = ax.barh(centres, shown[C.LOG_COUNT], height=_BAR_LINES,
+                   color=[colours[c] for c in shown[C.CATEGORY]])
+    ax.set_yticks(centres, labels, fontsize=_SIGNATURE_FONT_PT)
+    ax.set_ylim(0, max(height, _BAR_LINES + _GAP_LINES))
     for bar, rows in zip(bars, shown[C.COUNT], strict=True):
-        ax.annotate(f"{rows} rows", (bar.get_width(), bar.get_y() + bar.get_height() / 2),
-                    xytext=(3, 0), textcoords="offset points", va="center", fontsize=7)
+        ax.annotate(f"{rows} row{'' if rows == 1 else 's'}",
+                    (bar.get_width(), bar.get_y() + bar.get_height() / 2), xytext=(3, 0),
+                    textcoords="offset points", va="center", fontsize=7)
     note = f" ({hidden} {'/'.join(hide)} signatures not shown)" if hidden else ""
     ax.set_xlabel("logs the failure occurs in" + note)
-    default = f"Most widespread failure signatures (top {top})"
+    total = len(signatures) - hidden
+    default = f"Most widespread failure signatures ({len(shown)} of {total} shown)"
     ax.set_title(for_matplotlib(title) if title else default)
     _integer_ticks(ax)
-    categories = list(dict.fromkeys(shown[C.CATEGORY][::-1]))
-    if categories:
-        handles = [Patch(color=_CATEGORY_COLOURS.get(c, "#7f8c8d"), label=for_matplotlib(c or "-"))
-                   for c in categories]
-        ax.legend(handles=handles, title="category", loc="lower right", fontsize=7)
+    ax.margins(x=0.08)  # room for the "N rows" note after the longest bar
+    if colours:
+        handles = [Patch(color=colour, label=for_matplotlib(c or "-"))
+                   for c, colour in colours.items()]
+        ax.legend(handles=handles, title="category", loc="upper left", bbox_to_anchor=(1.01, 1),
+                  fontsize=7)
     else:
         ax.text(0.5, 0.5, "no failures", ha="center", va="center", transform=ax.transAxes)
     return figure

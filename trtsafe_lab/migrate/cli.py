@@ -67,6 +67,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="files or folders to check")
     parser.add_argument(
-        "--format", choices=("table", "json"), default="table", help="output format"
+        "--format", choices=("table", "json"), default="table",
+        help="table (default): one block per finding with its fix; json: a list of findings",
     )
     parser.set_defaults(func=_run)

@@ -201,7 +201,8 @@ def _reference_arguments(parser: argparse.ArgumentParser) -> None:
                      help="forward passes per sample in batched mode (default 10)")
     parser.add_argument("--trace", action="store_true",
                      help="also record a CUPTI kernel trace (needs cupti-python)")
-    parser.add_argument("--out", default="out/profile", help="parent folder of the run directories")
+    parser.add_argument("--out", default="out/profile",
+                        help="parent folder of the run directories (default: out/profile)")
 
 
 def _metric_argument(parser: argparse.ArgumentParser) -> None:
@@ -248,10 +249,13 @@ def _register_sweep(sub: Any) -> None:
         "build job's checks), profile each with the same tool and print the sweep table; the "
         "build's trtexec flags go after '--'.")
     eng.add_argument("--values", type=_int_list_heuristic, default=[0, 1, 2, 4, -1],
-                     help="maxAuxStreams settings; -1 leaves the flag out (heuristics)")
-    eng.add_argument("--tool", default="trtexec", help="trtexec or trtexec_safe (or a path)")
+                     help="maxAuxStreams settings, comma-separated; -1 leaves the flag out "
+                     "(TensorRT's heuristics) (default: 0,1,2,4,-1)")
+    eng.add_argument("--tool", default="trtexec",
+                     help="trtexec or trtexec_safe (or a path) (default: trtexec)")
     eng.add_argument("--trt-version", help="TensorRT version X.Y[.Z] (default: from the tool)")
-    eng.add_argument("--out", default="out/sweep", help="folder for build and profile runs")
+    eng.add_argument("--out", default="out/sweep",
+                     help="folder for build and profile runs (default: out/sweep)")
     _output_arguments(eng)
     eng.add_argument("flags", nargs=argparse.REMAINDER, help="the build's trtexec flags")
     eng.set_defaults(func=_sweep_engines)
@@ -307,7 +311,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                      help="untimed inferences before timing (default: 20)")
     eng.add_argument("--iterations", type=positive_int, default=200,
                      help="timed inferences per run (default: 200)")
-    eng.add_argument("--out", default="out/profile", help="parent folder of the run directories")
+    eng.add_argument("--out", default="out/profile",
+                     help="parent folder of the run directories (default: out/profile)")
     eng.set_defaults(func=_engine)
 
     register_trtexec(sub)

@@ -40,9 +40,10 @@ def plot_latency_distribution(samples: pd.DataFrame, *, column: str = "latency_m
     for spine in ax.spines.values():
         spine.set_visible(False)
     width = 1.0 / max(len(names), 1)
-    # run names are wrapped to the width each panel has (7 pt characters ~0.06 in), never cut
+    # run names are wrapped to the width each panel has (7 pt characters ~0.06 in), never cut;
+    # 0.7 of it: on a grid of panels, constrained layout narrows this axes after it is drawn
     axes_inches = ax.get_position().width * fig.get_figwidth()
-    label_chars = max(10, int(0.9 * axes_inches * width / 0.06))
+    label_chars = max(10, int(0.7 * axes_inches * width / 0.06))
     for i, name in enumerate(names):
         values = samples.loc[samples["run"] == name, column].to_numpy()
         panel = ax.inset_axes((i * width + 0.12 * width, 0.12, 0.78 * width, 0.86))

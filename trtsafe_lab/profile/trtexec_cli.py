@@ -73,13 +73,15 @@ def register_trtexec(sub: argparse._SubParsersAction) -> None:
                    help="trtexec, trtexec_safe, or a path to one (default trtexec)")
     p.add_argument("--trt-version", help="TensorRT version X.Y (default: read from the tool's "
                    "--help banner)")
-    p.add_argument("--out", default="out/profile", help="parent folder of the run directory")
+    p.add_argument("--out", default="out/profile",
+                   help="parent folder of the run directory (default: out/profile)")
     p.add_argument("--name", help="run directory name (default <engine>-<tool>)")
     p.add_argument("--repeat", type=positive_int, default=1,
-                   help="trtexec_safe: run N times into one run directory")
+                   help="trtexec_safe: run N times into one run directory (default: 1)")
     p.add_argument("--safe", action="store_true", help="trtexec: load a safe engine (--safe)")
     p.add_argument("--companion-so", help="the engine's companion .so (11.3+; default "
                    "<engine>.so)")
     p.add_argument("--no-graph", action="store_true", help="turn CUDA graphs off")
-    p.add_argument("--timeout", type=float, default=None, help="seconds per tool run")
+    p.add_argument("--timeout", type=float, default=None,
+                   help="seconds per tool run (default: no limit)")
     p.set_defaults(func=_run)

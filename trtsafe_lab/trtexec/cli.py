@@ -141,9 +141,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--tool", default="trtexec",
                         help="trtexec or trtexec_safe, a name on PATH or a path (default trtexec)")
     parser.add_argument("--runs", default="runs", help="folder for run directories (default runs)")
-    parser.add_argument("--label", default="build", help="word in the run directory's name")
+    parser.add_argument("--label", default="build",
+                        help="word in the run directory's name (default: build)")
     parser.add_argument("--timeout", type=float, default=None, help="seconds before the build "
-                        "is stopped (whole process group)")
+                        "is stopped (whole process group; default: no limit)")
     parser.add_argument("flags", nargs=argparse.REMAINDER,
                         help="trtexec flags after '--', e.g. -- --onnx=m.onnx --safe")
     parser.set_defaults(func=_cli)

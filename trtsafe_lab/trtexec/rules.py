@@ -219,23 +219,18 @@ def expected_artifacts(cmd: TrtexecCommand) -> list[ExpectedArtifact]:
     """The files ``cmd`` writes or needs, with paths as written in the command."""
     out: list[ExpectedArtifact] = []
     pairs = cmd.is_safe and cmd.version.has_companion_so
-    engine = cmd.value("saveEngine")
-    if engine and cmd.has("onnx"):
-        out.append(ExpectedArtifact("engine", Path(engine), "output", "saveEngine"))
+    # an engine written (built from --onnx) or read, each with its companion .so on 11.3+
+    for flag, role, used in (("saveEngine", "output", cmd.has("onnx")),
+                             ("loadEngine", "input", True)):
+        engine = cmd.value(flag)
+        if not (engine and used):
+            continue
+        out.append(ExpectedArtifact("engine", Path(engine), role, flag))
         if pairs:
-            so = cmd.value("saveEngineSo")
-            note = "" if so else "default: <saveEngine>.so"
+            so = cmd.value(f"{flag}So")
+            note = "" if so else f"default: <{flag}>.so"
             out.append(ExpectedArtifact(
-                "companion_so", companion_so_for(engine, so), "output", "saveEngineSo", note
-            ))
-    loaded = cmd.value("loadEngine")
-    if loaded:
-        out.append(ExpectedArtifact("engine", Path(loaded), "input", "loadEngine"))
-        if pairs:
-            so = cmd.value("loadEngineSo")
-            note = "" if so else "default: <loadEngine>.so"
-            out.append(ExpectedArtifact(
-                "companion_so", companion_so_for(loaded, so), "input", "loadEngineSo", note
+                "companion_so", companion_so_for(engine, so), role, f"{flag}So", note
             ))
     for name in ("exportTimes", "exportProfile", "exportLayerInfo"):
         value = cmd.value(name)

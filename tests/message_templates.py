@@ -1,6 +1,10 @@
-"""Derive the table of message templates that name a node, layer or tensor (a build-time script).
+"""Derive the table of message templates that name a node, layer or tensor (test data).
 
-    python -m trtsafe_lab.logs._messages.derive [--mirrors DIR] [--out FILE] [--check]
+    python tests/message_templates.py [--mirrors DIR] [--out FILE] [--check]
+    # rewrites tests/fixtures/message_templates.tsv
+
+The table is test data: ``tests/test_logs_message_templates.py`` checks the name grammar against
+every template; the package never reads it, so neither this script nor the table ships in it.
 
 It reads real sources with ``git show COMMIT:PATH`` from local clones (``DIR/owner+name/repo``,
 default ``/work/.mirror``), without compiling anything. The sources and commits are
@@ -29,8 +33,8 @@ name), ``{tensor}`` (a tensor name), ``{op}`` (an operator type, plugin or creat
 
 A value's placeholder comes from the expression and the literal just before it (rules in
 :func:`_cpp_role` / :func:`_py_role`). Only templates with a ``{node}``, ``{layer}`` or ``{tensor}``
-are kept. Columns of ``templates.tsv`` (one row per distinct repo+severity+template, the first
-file/line where it occurs):
+are kept. Columns of ``message_templates.tsv`` (one row per distinct repo+severity+template,
+the first file/line where it occurs):
 
     repo, commit, file, line     where the template was read
     severity                     error, warning, info, verbose (the log call), exception
@@ -57,7 +61,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-TABLE = Path(__file__).with_name("templates.tsv")
+TABLE = Path(__file__).resolve().parent / "fixtures" / "message_templates.tsv"
 COLUMNS = ("repo", "commit", "file", "line", "severity", "template")
 
 
