@@ -12,9 +12,10 @@ Kept as printed (not renamed), each for a reason:
 
 - names whose own form is part of the message's grammar: torch2trt's ``[CONVOLUTION #1]
   torch.nn.Conv2d.forward(...)`` labels, TF-TRT's ``TRTEngineOp_N_M`` engine ops (the tool
-  names them so), TorchScript statements ``%x : Tensor = aten::op(...)``;
-- a name the log also prints cut off at a line's end (``... for node /model.22/p``): the cut copy
-  cannot be renamed consistently.
+  names them so), TorchScript statements ``%x : Tensor = aten::op(...)``, Paddle-TRT's
+  ``op_type (Output: var)`` names (the scan finds such a log line by that form);
+- a name the log also prints cut off (``... for node /model.22/p`` at a line's end, a garbled
+  ``... [P?)``): the cut copy cannot be renamed consistently.
 
 Left out, each for a reason (genuinely ambiguous in the message's own form):
 
@@ -60,8 +61,9 @@ VARIANTS: dict[str, Callable[[int], str]] = {
     "very-long": lambda i: "/" + "/".join(f"block{k}_{i}" for k in range(120)) + "/Conv",
     "plain": lambda i: f"node_of_{1348 + i}",
 }
-# torch2trt labels, TF-TRT engine ops, TorchScript statements (see the module docstring)
-_OWN_FORM = re.compile(r"^\[[A-Z][A-Z0-9_]* #\d+\]|TRTEngineOp_|^%[\w.]+ : ")
+# torch2trt labels, TF-TRT engine ops, TorchScript statements, Paddle-TRT "op (Output: var)"
+# names (see the module docstring)
+_OWN_FORM = re.compile(r"^\[[A-Z][A-Z0-9_]* #\d+\]|TRTEngineOp_|^%[\w.]+ : | \(Output: ")
 _REFUSAL_THEN_WORDS = re.compile(r"converter rejected node (?P<name>.+?) with ")
 
 
@@ -76,13 +78,21 @@ def _cases(corpus_dir: Path) -> Iterator[tuple[str, Path, CaseTruth]]:
 
 
 def _printed_cut(name: str, text: str) -> bool:
-    """Does a line end with a proper prefix of ``name`` (the rest of the line lost)?"""
+    """Does the log print ``name`` cut off somewhere: a line ending with a proper prefix of it
+    (the rest of the line lost), or its first two thirds not followed by the rest (a garbled
+    copy: "... + (Unnamed Layer* 3) [P?)")?"""
     head = name[:8]
     for line in text.splitlines():
         line = line.rstrip()
         at = line.rfind(head)
         if at >= 0 and line[at:] != name and name.startswith(line[at:]):
             return True
+    long_head = name[: max(8, len(name) * 2 // 3)]
+    at = text.find(long_head)
+    while at >= 0:
+        if not text.startswith(name, at):
+            return True
+        at = text.find(long_head, at + 1)
     return False
 
 

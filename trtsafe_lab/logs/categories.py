@@ -21,9 +21,12 @@ UNTAGGED_ERROR = re.compile(
     # what an untagged line states as impossible (apps that print TensorRT's or the parser's
     # errors without a severity: "Layer: X's output can not be used as shape tensor.")
     r"|\bcan ?not be\b|\bcannot be\b|\bmust not be\b|\bmust have distinct\b|^Unsupported\b"
+    r"|\bbut \d{1,20} (?:was|were) expected\b"
     # the last line of a Python traceback / a thrown C++ error ("RuntimeError: [Error thrown
     # at core/conversion/conversion.cpp:125] ...", Torch-TensorRT's TORCHTRT_CHECK)
     r"|^(?:[A-Za-z_][\w.]{0,80}\.)?[A-Z]\w{0,60}(?:Error|Exception): "
+    # TensorRT 5-7's own form: "../builder/tacticOptimizer.cpp (3142) - Misc Error in f: -1 (...)"
+    r"|\.(?:cpp|cc|cu|h) \(\d{1,9}\) - [\w ]{0,40}Error in "
 )
 TACTIC_CONTENT = re.compile(r"Autotuner|[Ss]kipping tactic|computeCosts|getBestTactic")
 RUNTIME_CONTENT = re.compile(
@@ -37,7 +40,15 @@ _DTYPE = r"(?:Int32|Int64|Int8|Float|Half|Bool|INT32|INT64|INT8|FLOAT|HALF|BOOL|
 CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("safety-scope", SAFETY),
     ("no-tactic", re.compile(r"No tactic available|no tactics to implement")),
-    ("no-implementation", re.compile(r"[Cc]ould not find any implementation")),
+    # also strict mode's warning "No implementation of layer X obeys the requested constraints
+    # in strict mode. No conforming implementation was found ..." (the fastest one is used)
+    (
+        "no-implementation",
+        re.compile(
+            r"[Cc]ould not find any implementation|No implementation of layer\b"
+            r"|Unable to find valid implementation for layer\b"
+        ),
+    ),
     (
         "parser-unsupported",
         re.compile(

@@ -178,6 +178,31 @@ def _grammar_names(
     return tensors
 
 
+MAX_FAILED_STRATEGIES = 16  # layers of skipped backend strategies kept until the build ends
+
+
+def _backend_strategies(
+    record: Record, severity: str, findings: list[LogFinding], state: ParseState
+) -> list[LogFinding]:
+    """TensorRT 10 builds with several backend strategies: one that fails is a warning
+    ("Engine generation failed with backend strategy 2. Error message: ... Skipping this backend
+    strategy."), until "Engine generation failed because all backend strategies failed" (an
+    error) ends the build. The layers the skipped strategies named then stopped it: the error
+    record names them again (their categories kept)."""
+    message = record.message
+    if severity == "warning" and "with backend strategy" in message and findings:
+        kept = tuple((f.layer, f.category) for f in findings)
+        state.failed_strategies = (*state.failed_strategies, *kept)[-MAX_FAILED_STRATEGIES:]
+    elif "all backend strategies failed" in message and state.failed_strategies:
+        seen = {f.layer for f in findings}
+        for layer, category in state.failed_strategies:
+            if layer not in seen:
+                seen.add(layer)
+                findings = [*findings, LogFinding(layer, record.line, category)]
+        state.failed_strategies = ()
+    return findings
+
+
 def marker_phase(text: str) -> str:
     """The phase a marker line starts ("parse", "build", "runtime") or "" for other lines."""
     if _RUNTIME_MARKER.search(text):
@@ -309,6 +334,8 @@ def examine(record: Record, state: ParseState) -> LogFacts:
         findings = _complete_cut_names(record, findings, state)
     for finding in findings:
         finding.category = category if skipped else finding.category or category
+    if record.hit:
+        findings = _backend_strategies(record, severity, findings, state)
     return LogFacts(
         severity=severity,
         source=source(prefix.source, message),

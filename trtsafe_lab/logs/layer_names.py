@@ -37,6 +37,9 @@ _SHAPE_PHRASE = re.compile(
     r": (?:IShuffleLayer applied to shape tensor|dimensions not compatible for elementwise"
     r"|reshaping failed for tensor|broadcast dimensions must be conformable)"
 )
+# Predicates that follow the layer they are about ("Assertion !layerImpls.empty() failed.
+# /motion_head/Atan has no runners that implement it"): the name is the clause before them.
+_NO_RUNNERS = re.compile(r" has no runners that implement it")
 _ERROR_CODE_OPEN = re.compile(r"Error Code \d+: [^(]{0,200}\(")
 _LEADING_LOCATION = re.compile(r"^(?:\d{1,2}: )?(?:\[[^\]]{0,300}::[^\]]{0,300}\] )?")
 _NAME = f"(?P<name>.{{1,{MAX_NAME_CHARS}}}?)"  # a name that the words after it end
@@ -79,9 +82,11 @@ SAFETY = re.compile(r"[Ss]afety[ -]scope|kSAFETY|[Ss]afety[ -]certified|EngineCa
 _QUOTED_LAYER = re.compile(r"[Ll]ayer '")
 
 
-def _shape_names(text: str) -> list[str]:
+def _shape_names(text: str, phrase: re.Pattern[str] = _SHAPE_PHRASE) -> list[str]:
+    """The names standing before each match of ``phrase``: the last clause (after ``": "`` or
+    a sentence end) of the text between the reason's opening and the phrase."""
     found = []
-    for match in itertools.islice(_SHAPE_PHRASE.finditer(text), MAX_MATCHES):
+    for match in itertools.islice(phrase.finditer(text), MAX_MATCHES):
         before = text[max(0, match.start() - MAX_NAME_CHARS) : match.start()]
         starts = [opened.end() for opened in _ERROR_CODE_OPEN.finditer(before)]
         start = starts[-1] if starts else 0
@@ -169,6 +174,8 @@ def line_names(text: str) -> list[tuple[str, str]]:
         out.extend((name, "no-tactic") for name in _autotuner_names(text))
     if ": " in text:
         out.extend((name, "shape") for name in _shape_names(text))
+    if "has no runners" in text:
+        out.extend((name, "no-tactic") for name in _shape_names(text, _NO_RUNNERS))
     if "DLA" in text:
         for pattern in _DLA_FALLBACK:
             for match in itertools.islice(pattern.finditer(text), MAX_MATCHES):

@@ -41,7 +41,9 @@ _LABEL = re.compile(
     r"(?:[A-Z]\w{0,60}(?:Error|Exception): )?\s{0,8}(?:(?:Layer|Node|layer|node): ?|Node (?=\S))"
 )
 _LABEL_WORD = re.compile(r"(?:^|_)(?:[Nn]ode|[Ll]ayer)$")  # "trt_module_node" is a label
-_EXCEPTION_CLASS = re.compile(r"(?:[A-Za-z_]\w{0,80}\.){0,8}[A-Z]\w{0,80}(?:Error|Exception)$")
+_EXCEPTION_CLASS = re.compile(
+    r"(?:[A-Za-z_]\w{0,80}(?:\.|::)){0,8}[A-Z]\w{0,80}(?:Error|Exception)$"  # Python or C++
+)
 # A quoted name after the noun it names: Myelin's 'Slice operation "/a/Pad_1290_slice" has ...',
 # an FX graph's "placeholder 'x' has no node.meta" (an op kind first: 'rejected for operation
 # "conv_act_2"' names Myelin's op, whose layers the autotuner lists apart)
@@ -49,7 +51,8 @@ _QUOTED_AFTER_NOUN = re.compile(
     r"\b(?:[A-Z]\w{0,40} (?:operation|op)|[Ll]ayer|[Nn]ode|placeholder) [\"']"
 )
 _MYELIN_OP_KIND = re.compile(r"\([a-z_]{1,40}:[a-z_]{1,40}\)$")
-_LABEL_ANYWHERE = re.compile(r"(?<![\w.])(?:\w{1,40}_)?(?:[Ll]ayer|[Nn]ode):\s?(?=\S)")
+# (not a C++ scope: "[graph.cpp::nvinfer1::builder::Node::symbolicExecute::535]")
+_LABEL_ANYWHERE = re.compile(r"(?<![\w.:])(?:\w{1,40}_)?(?:[Ll]ayer|[Nn]ode):(?!:)\s?(?=\S)")
 # Torch-TensorRT's util::node_info: a TorchScript statement "%y : Tensor = aten::op(%x, %2)"
 # (several outputs "%a : Tensor, %b : Tensor = prim::TupleUnpack(%t)"), maybe "# file.py:12:0"
 _TORCHSCRIPT = re.compile(
@@ -63,9 +66,12 @@ _SOURCE_COMMENT = re.compile(r" # [^\s]{1,300}:\d{1,9}(?::\d{1,9})?")
 REFUSAL = re.compile(r"converter rejected node |[Ff]alling back to PyTorch|will run in PyTorch")
 _REFUSED_NODE = re.compile(r"\b[Nn]ode (?=\S)|'(?=[^'\s]{1,4096}')")
 _TORCH2TRT = re.compile(r"\[[A-Z][A-Z0-9_]{0,40} #\d{1,9}\] ")
+# Paddle Inference names its TensorRT layers "op_type (Output: output_var)"
+_PADDLE_TRT = re.compile(r"[a-z][a-z0-9_]{0,60} \(Output: [^()\s]{1,300}\)")
 _UNNAMED = re.compile(r"\(Unnamed Layer\* \d{1,9}\) \[[\w ]{1,40}\]")
 _LOCATION = re.compile(r"\[[^\]\s]{1,300}(?:::|\.(?:cpp|cc|cu|h|hpp):)[^\]\s]{0,300}\] ")
 _PROGRAM_THEN_SOURCE = re.compile(r": \S{1,300}\.(?:c|cc|cpp|cu|h|hpp|py):\d{1,9}: ")
+_LOGGER_TAG = re.compile(r"\[(?:TRT|TensorRT)\] ")
 _CODE_PREFIX = re.compile(r"(?:\d{1,3}: |Error\[\d{1,3}\]: )")
 # the reason in parentheses: "Error Code 4: Internal Error (...)", TensorRT 7's "file.cpp (114)
 # - Myelin Error in addNodeToMyelinGraph: 0 (...)"
@@ -83,8 +89,8 @@ _CLAUSE_START = re.compile(r"(?<!\.)[:.] (?=\S)")  # not the "..." of a ForeignN
 _TENSOR = re.compile(
     r"\b[Tt]ensors?:? (?:named |with name )?(?=['\"(]|[^\s'\"]{0,4096}[/_.:\d])|Input for node "
 )
-_SOURCE_FILE = re.compile(r"\.(?:cpp|cc|cu|h|hpp|py)(?::\d+)?$")
-_NUMBERISH = re.compile(r"^(?:0x[0-9a-fA-F]+|[\d.,:x*-]+)$")
+_SOURCE_FILE = re.compile(r"\.(?:cpp|cc|cu|h|hpp|py)(?::\d+|\(\d+\))?$")  # "f.cpp(64)" too
+_NUMBERISH = re.compile(r"^[+-]?(?:0x[0-9a-fA-F]+|[\d.,:x*-]+)$")  # "+0800" (a UTC offset) too
 # a PyTorch module path ("backbone.layer7.0.conv1"): identifiers and indices joined by dots
 _MODULE_PATH = re.compile(r"[A-Za-z_]\w{0,80}(?:\.(?:[A-Za-z_]\w{0,80}|\d{1,9})){1,32}")
 _CLOSERS = {"(": ")", "[": "]", "{": "}"}
@@ -131,6 +137,9 @@ def _atom_end(text: str, start: int, end: int) -> int:
             if closed > 0:
                 return closed
         return start
+    paddle = _PADDLE_TRT.match(text, start, end)
+    if paddle is not None:
+        return paddle.end()
     unnamed = _UNNAMED.match(text, start, end)
     index = unnamed.end() if unnamed is not None else start  # "(Unnamed Layer* 0) [X]_output"
     while index < end:
@@ -288,6 +297,9 @@ def _leading_at(text: str, start: int, *, strong_then_word: bool) -> str:
     location = _LOCATION.match(text, start)
     if location is not None:
         start = location.end()
+    tag = _LOGGER_TAG.match(text, start)
+    if tag is not None:
+        start = tag.end()  # an app logger's "[TRT] " before TensorRT's own message
     interface = _INTERFACE.match(text, start)
     if interface is not None:
         start = interface.end()  # "IShuffleLayer Reshape_966: ..."
@@ -301,6 +313,8 @@ def _leading_at(text: str, start: int, *, strong_then_word: bool) -> str:
         # "trt_module_node: X ...", "polygraphy.exception.PolygraphyException: ...", pybind11's
         # "TypeError: deserialize_cuda_engine(): incompatible function arguments"
         return ""
+    if text.startswith(": invalid weights", after):
+        return ""  # "onnx::QuantizeLinear_1205: invalid weights type of Int8": an initializer
     if _PROGRAM_THEN_SOURCE.match(text, after):
         return ""  # glibc's assert: "yolov9: /src/demo.cpp:31: void f(): Assertion `x' failed."
     if text.startswith(":", after) and looks_like_name(name):
@@ -347,14 +361,16 @@ def leading_name(text: str) -> str:
 
 def _delimited_name(text: str, start: int) -> str:
     """The name at ``start``: :func:`spaced_name_token` where the sentence ends it (the line
-    ends, ``:`` or a possessive ``'s`` follows), else :func:`name_token`."""
+    ends, ``:``, a possessive ``'s`` or a prose word follows: "No implementation of layer
+    model/up 2/Resize obeys ..."), else :func:`name_token`."""
     name = name_token(text, start)
     spaced = spaced_name_token(text, start)
     if spaced == name:
         return name
     after = start + len(spaced)
     rest = text[after:]
-    return spaced if rest.startswith((":", "'s ")) or not rest.strip(" .)") else name
+    ended = rest.startswith((":", "'s ")) or not rest.strip(" .)")
+    return spaced if ended or _THEN_WORD.match(text, after) else name
 
 
 def positional_names(text: str) -> list[str]:

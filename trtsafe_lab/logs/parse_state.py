@@ -106,6 +106,8 @@ class ParseState:
         default_factory=lambda: TextCache(_line_names)
     )
     last_error_category: str = ""
+    # (layer, category) of backend strategies a warning skipped (see classify)
+    failed_strategies: tuple[tuple[str, str], ...] = ()
 
 
 def recent_importer_node(state: ParseState) -> str:

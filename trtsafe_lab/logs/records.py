@@ -63,7 +63,8 @@ _TOKEN = re.compile(
   | \[(?P<ort>[EWIV]):onnxruntime:[^\]]{0,100}\]
   | \[(?P<tag>TRT|TensorRT|TensorRT-LLM|Torch-TensorRT|TRTorch)\]:?
   | \[(?:TRT|TensorRT)\ (?P<tagsev>ERROR|WARNING|INFO|VERBOSE|INTERNAL_ERROR)\]
-  | \[(?P<lsev>error|warn|warning|info|verbose|debug|fatal)\](?:\[[\w.-]{1,80}:\d{1,9}\]:?)?
+  | \[(?P<lsev>error|warn|warning|info|verbose|debug|fatal
+          |ERROR|WARN|WARNING|INFO|VERBOSE|DEBUG|FATAL)\ ?\](?:\[[\w.-]{1,80}:\d{1,9}\]:?)?
   | (?P<nvinfer>NVInfer):[ ]
   | \[(?P<apptag>[A-Za-z][\w-]{0,40}-Cookbook|polygraphy|Polygraphy)\]
   | (?P<word>INTERNAL[ _]ERROR|ERROR|WARNING|WARN|INFO|VERBOSE|DEBUG|CRITICAL|FATAL)
@@ -87,6 +88,8 @@ _MID_LINE_RECORD = re.compile(r"\s(?=\[(?:" + _DATE_TIME + "|" + _TIME + r")\] \
 _STANDALONE = re.compile(
     r"While parsing node number|^In node \d|^Traceback \(most recent call last\)|^&&&& "
     r"|^Error: |^Error\[\d{1,9}\]: |^Segmentation fault"
+    # TensorRT's own error, even indented under an application's exception message
+    r"|^(?:I[A-Z]\w{0,60}::\w{1,80}: )?Error Code:? \d{1,9}: "
 )
 
 

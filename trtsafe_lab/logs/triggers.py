@@ -61,6 +61,9 @@ _TAILS: dict[bytes, tuple[tuple[tuple[bytes, bytes], ...], tuple[tuple[bytes, by
     # network validation's "Repeated layer name: X (layers must have distinct names)", quoted
     # without its "Error Code 4: Internal Error (" head
     b"R": (((b"epeated layer name: ", b""),), ()),
+    # a Paddle-TRT layer name ("conv2d_transpose (Output: x.tmp_0): ..."), which Paddle's bare
+    # logger prints without a severity
+    b"(": (((b"Output: ", b""),), ()),
 }
 
 
