@@ -384,7 +384,7 @@ def positional_names(text: str) -> list[str]:
             found.append(name)
     if "ode:" in text or "ayer:" in text:
         for match in itertools.islice(_LABEL_ANYWHERE.finditer(text), MAX_MATCHES):
-            name = name_token(text, match.end())
+            name = _delimited_name(text, match.end())
             if looks_like_name(name) and name not in found:
                 found.append(name)
     if "ode" in text or "ayer" in text:
