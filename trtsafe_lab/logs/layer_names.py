@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Callable
 
 from trtsafe_lab.logs.name_grammar import (
     MAX_MATCHES,
@@ -155,21 +156,23 @@ def _best_tactic_name(rest: str) -> str:
     return (name if sep else rest).strip()
 
 
+# (literal the line must hold, pattern, reader of the name after it, category ("" = the
+# record's)): the forms whose name follows a fixed phrase
+_NAME_AFTER: tuple[tuple[str, re.Pattern[str], Callable[[str, int], str], str], ...] = (
+    ("mplementation for node", _NO_IMPL, name_at, "no-implementation"),
+    ("No tactic available", _NO_TACTIC, name_at, "no-tactic"),
+    ("supported formats for ", _NO_FORMATS, name_at, ""),
+    ("layer name: ", _REPEATED_NAME, spaced_name_token, "api-usage"),
+)
+
+
 def line_names(text: str) -> list[tuple[str, str]]:
     """(name, category) pairs one line of a message blames; empty when it names no layer."""
     out: list[tuple[str, str]] = []
-    if "mplementation for node" in text:
-        for match in itertools.islice(_NO_IMPL.finditer(text), MAX_MATCHES):
-            out.append((name_at(text, match.end()), "no-implementation"))
-    if "No tactic available" in text:
-        for match in itertools.islice(_NO_TACTIC.finditer(text), MAX_MATCHES):
-            out.append((name_at(text, match.end()), "no-tactic"))
-    if "supported formats for " in text:
-        for match in itertools.islice(_NO_FORMATS.finditer(text), MAX_MATCHES):
-            out.append((name_at(text, match.end()), ""))
-    if "layer name: " in text:
-        for match in itertools.islice(_REPEATED_NAME.finditer(text), MAX_MATCHES):
-            out.append((spaced_name_token(text, match.end()), "api-usage"))
+    for hint, pattern, read, category in _NAME_AFTER:
+        if hint in text:
+            for match in itertools.islice(pattern.finditer(text), MAX_MATCHES):
+                out.append((read(text, match.end()), category))
     if "layers=[" in text:
         out.extend((name, "no-tactic") for name in _autotuner_names(text))
     if ": " in text:
