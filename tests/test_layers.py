@@ -47,6 +47,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "trtsafe_lab.logs.scan_worker",
         "trtsafe_lab.logs.tables",
         "trtsafe_lab.logs.onnx", "trtsafe_lab.logs.name_grammar", "trtsafe_lab.logs.explanations",
+        "trtsafe_lab.logs.name_tokens",
         "trtsafe_lab.logs.signature_text",
         "trtsafe_lab.logs.build_summary",
         "trtsafe_lab.trtexec.version", "trtsafe_lab.trtexec.options", "trtsafe_lab.trtexec.rules",

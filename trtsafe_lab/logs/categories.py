@@ -14,7 +14,7 @@ import itertools
 import re
 
 from trtsafe_lab.logs.layer_names import SAFETY
-from trtsafe_lab.logs.name_grammar import looks_like_strong_name
+from trtsafe_lab.logs.name_tokens import looks_like_strong_name
 
 UNTAGGED_ERROR = re.compile(
     r"Error Code:? \d{1,9}: |\bError\[\d{1,9}\]: "

@@ -36,7 +36,8 @@ from trtsafe_lab.logs.categories import (
     WARNING_CATEGORIES,
 )
 from trtsafe_lab.logs.error_sites import error_code, location, source
-from trtsafe_lab.logs.name_grammar import REFUSAL, cut_short
+from trtsafe_lab.logs.name_grammar import REFUSAL
+from trtsafe_lab.logs.name_tokens import cut_short
 from trtsafe_lab.logs.node_blocks import (
     IMPORTER_LOCATION,
     IMPORTER_NODE,

@@ -17,7 +17,7 @@ import itertools
 import re
 from collections.abc import Callable
 
-from trtsafe_lab.logs.name_grammar import (
+from trtsafe_lab.logs.name_tokens import (
     MAX_MATCHES,
     MAX_NAME_CHARS,
     closing_quote,

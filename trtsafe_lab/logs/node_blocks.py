@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from trtsafe_lab.logs.name_grammar import MAX_NAME_CHARS
+from trtsafe_lab.logs.name_tokens import MAX_NAME_CHARS
 from trtsafe_lab.logs.parse_state import ParseState, recent_error_category
 
 # ``While parsing node number N [Op -> "out"]``: the head by a pattern, the quoted output (at

@@ -15,13 +15,12 @@ from typing import Any
 from trtsafe_lab.logs.categories import message_category, rule_category
 from trtsafe_lab.logs.layer_names import line_names
 from trtsafe_lab.logs.name_grammar import (
-    is_api_or_enum,
-    is_code_identifier,
     leading_name,
     positional_names,
     refused_names,
     tensor_names,
 )
+from trtsafe_lab.logs.name_tokens import is_api_or_enum, is_code_identifier
 
 
 class TextCache:

@@ -22,7 +22,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from trtsafe_lab.logs.categories import CATEGORY_RULES
-from trtsafe_lab.logs.name_grammar import leading_name, name_token, positional_names
+from trtsafe_lab.logs.name_grammar import leading_name, positional_names
+from trtsafe_lab.logs.name_tokens import name_token
 
 MAX_SIGNATURE_CHARS = 600  # a signature keeps the start of a long message
 
