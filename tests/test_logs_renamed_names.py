@@ -31,16 +31,11 @@ Left out, each for a reason (genuinely ambiguous in the message's own form):
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
-import pandas as pd
 import pytest
-
-from trtsafe_lab.logs import analyze_log
-from trtsafe_lab.logs.scoring import CaseTruth, read_index
-
-PROJECT = Path(__file__).parent / "data" / "logs"
+from corpus_cases import named_cases, read_layers
 
 VARIANTS: dict[str, Callable[[int], str]] = {
     "slashes": lambda i: f"/model.{i}/dfl/conv/Conv",
@@ -65,16 +60,6 @@ VARIANTS: dict[str, Callable[[int], str]] = {
 # names (see the module docstring)
 _OWN_FORM = re.compile(r"^\[[A-Z][A-Z0-9_]* #\d+\]|TRTEngineOp_|^%[\w.]+ : | \(Output: ")
 _REFUSAL_THEN_WORDS = re.compile(r"converter rejected node (?P<name>.+?) with ")
-
-
-def _cases(corpus_dir: Path) -> Iterator[tuple[str, Path, CaseTruth]]:
-    for case in read_index(PROJECT / "INDEX.tsv"):
-        if case.split == "train" and case.names:  # set-aside cases are never read here
-            yield f"data/{case.file}", PROJECT / "cases" / case.file, case
-    shared = corpus_dir / "build-logs" / "cases"
-    for case in read_index(shared / "INDEX.tsv"):
-        if case.names:
-            yield f"shared/{case.file}", shared / case.file, case
 
 
 def _printed_cut(name: str, text: str) -> bool:
@@ -109,20 +94,6 @@ def _renamed(text: str, mapping: dict[str, str]) -> str:
     return text
 
 
-def _read(text: str) -> dict[str, tuple[str, bool]]:
-    """layer -> (category of its first fatal row, else first row; any row fatal)."""
-    failures: pd.DataFrame = analyze_log(text.encode("utf-8")).failures
-    found: dict[str, tuple[str, bool]] = {}
-    for layer, category, fatal in zip(
-        failures["layer"], failures["category"], failures["fatal"], strict=True
-    ):
-        if not layer:
-            continue
-        if layer not in found or (fatal and not found[layer][1]):
-            found[layer] = (category, bool(fatal) or found.get(layer, ("", False))[1])
-    return found
-
-
 def _left_out(variant: str, new_name: str, text: str) -> str:
     if variant == "space":
         for match in _REFUSAL_THEN_WORDS.finditer(text):
@@ -136,7 +107,7 @@ def test_renamed_layers_are_read_exactly(corpus_dir: Path, variant: str) -> None
     make = VARIANTS[variant]
     failures: list[str] = []
     checked = 0
-    for case_id, path, case in _cases(corpus_dir):
+    for case_id, path, case in named_cases(corpus_dir):
         text = path.read_bytes().decode("utf-8", "surrogateescape")
         mapping = {
             name: name if _OWN_FORM.search(name) or _printed_cut(name, text) else make(index + 7)
@@ -145,8 +116,8 @@ def test_renamed_layers_are_read_exactly(corpus_dir: Path, variant: str) -> None
         new_text = _renamed(text, mapping)
         if any(_left_out(variant, new, new_text) for new in mapping.values()):
             continue
-        before = _read(text)
-        after = _read(new_text)
+        before = read_layers(text)
+        after = read_layers(new_text)
         expected = {mapping[name]: before.get(name) for name in case.names}
         checked += 1
         if set(after) != set(expected):

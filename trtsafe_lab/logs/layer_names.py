@@ -199,7 +199,7 @@ def line_names(text: str) -> list[tuple[str, str]]:
     if "Invalid Node - " in text or "occurred in - " in text:
         invalid = _INVALID_NODE.search(text)
         if invalid:  # the rest of the line (was ".+?\s*$": quadratic on a run of spaces)
-            out.append((text[invalid.end() :].rstrip(), "parser-error"))
+            out.append((text[invalid.end() :].rstrip().rstrip("*`"), "parser-error"))
     if "with name: " in text:
         unsupported = "UNSUPPORTED" in text or "not found" in text
         for match in itertools.islice(_IN_NODE_NAMED.finditer(text), MAX_MATCHES):

@@ -45,7 +45,7 @@ _AFTER_QUOTE = frozenset(".,;:)]}'\"")
 # A reason TensorRT glues to the name's colon: "conv1:kernel weights has count 0 but 9408 was
 # expected" (its convolution / deconvolution weight checks); any other "a/b:qkv" stays one name
 _GLUED_REASON = re.compile(r"(?:kernel|bias) weights has count\b")
-_TRAILING = ".,;:'\""
+_TRAILING = ".,;:'\"*`"  # and a markdown "**" / "`" the paste closed the line with
 
 
 def _balanced(text: str, start: int, end: int) -> int:
@@ -82,6 +82,8 @@ def _atom_end(text: str, start: int, end: int) -> int:
             closed = _balanced(text, opened, end)
             if closed > 0:
                 return closed
+        if not text[torch.end() : end].strip():
+            return torch.end() - 1  # the label alone ends the line, its reason on the next
         return start
     paddle = _PADDLE_TRT.match(text, start, end)
     if paddle is not None:

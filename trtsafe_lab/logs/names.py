@@ -49,7 +49,7 @@ def name_at(text: str, start: int) -> str:
 
 def clean_name(rest: str) -> str:
     """Strip what follows a name printed at the end of a sentence or inside ``( ... )``."""
-    rest = rest.strip()
+    rest = rest.strip().rstrip("*`").rstrip()  # a markdown "**" / "`" closing the pasted line
     tab = rest.find("\t")
     if tab > 0:  # a tab ends the message's field (a logger's "message<TAB>file.cpp:253")
         rest = rest[:tab].rstrip()

@@ -75,11 +75,12 @@ _TOKEN = re.compile(
     """,
     re.VERBOSE,
 )
-# Tokens that may only appear at the very start of a line (a user's copy cut them short).
+# Tokens that may only appear at the very start of a line (a user's copy cut them short, or
+# wrapped it in a markdown quote "> " or bold "**").
 # ROS 2 launch prints each node's output behind "[node_name-N] " (then the logger's own tags).
 _START_TOKEN = re.compile(
-    r"(?P<quote>> ?)|(?P<ts>" + _DATE_TIME + r")\]|(?P<sev>[EWIVF])\] (?=\S)"
-    r"|(?P<launch>\[[A-Za-z_][\w.]{0,80}-\d{1,4}\] (?=\[))"
+    r"[ \t]{0,64}(?:(?P<quote>> ?|\*\*|`)|(?P<ts>" + _DATE_TIME + r")\]|(?P<sev>[EWIVF])\] (?=\S)"
+    r"|(?P<launch>\[[A-Za-z_][\w.]{0,80}-\d{1,4}\] (?=\[)))"
 )
 _ERROR_NUMBER = re.compile(r"(\d{1,2}): ")
 # Another record starting in the middle of a line: " [12:15:24] [E] [TRT] ..."
@@ -134,8 +135,11 @@ def parse_prefix(text: str) -> tuple[Prefix, str]:
     """
     prefix = Prefix()
     pos = 0
+    closer = ""  # the paste opened the line with "**" or "`": its closing one is no message text
     start = _START_TOKEN.match(text, 0, TOKEN_WINDOW)
     while start is not None:
+        if start.group("quote") in ("**", "`"):
+            closer = start.group("quote")
         if start.group("ts"):
             prefix.timestamp = prefix.timestamp or start.group("ts")
         elif start.group("sev"):
@@ -203,7 +207,10 @@ def parse_prefix(text: str) -> tuple[Prefix, str]:
     if prefix.letter and not prefix.source:
         # trtexec prints "[date] [E] ..."; Polygraphy "[E] ..." without a timestamp.
         prefix.source = "trtexec" if prefix.timestamp else "polygraphy"
-    return prefix, text[pos:]
+    rest = text[pos:]
+    if closer and rest.endswith(closer):
+        rest = rest[: -len(closer)].rstrip()
+    return prefix, rest
 
 
 def split_line(raw: str) -> list[str]:
@@ -270,6 +277,22 @@ def _line_parts(raw: str) -> tuple[LinePart, ...]:
 _cached_line_parts = functools.lru_cache(maxsize=1024)(_line_parts)
 
 
+_MARKDOWN_OPEN = re.compile(r"(?:> ?|\*\*|`){1,16}")
+
+
+def _unwrapped(raw: str) -> str:
+    """A continuation line without the markdown a paste wrapped it in (a leading "> " quote,
+    "**" or "`" and the closing "**" / "`"); its indentation is kept."""
+    raw = raw.rstrip()
+    opened = _MARKDOWN_OPEN.match(raw)
+    if opened is not None:
+        raw = raw[opened.end() :]
+        closer = "**" if "**" in opened.group() else "`" if "`" in opened.group() else ""
+        if closer and raw.endswith(closer):
+            raw = raw[: -len(closer)].rstrip()
+    return raw
+
+
 class RecordSplitter:
     """Turns a stream of physical lines into :class:`Record` objects, one at a time."""
 
@@ -295,7 +318,7 @@ class RecordSplitter:
                 )
             else:
                 assert current is not None
-                current.lines.append((line_no, part.raw.rstrip()))
+                current.lines.append((line_no, _unwrapped(part.raw)))
                 current.hit = current.hit or part.hit
         return done
 
