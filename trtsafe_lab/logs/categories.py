@@ -21,7 +21,9 @@ UNTAGGED_ERROR = re.compile(
     # what an untagged line states as impossible (apps that print TensorRT's or the parser's
     # errors without a severity: "Layer: X's output can not be used as shape tensor.")
     r"|\bcan ?not be\b|\bcannot be\b|\bmust not be\b|\bmust have distinct\b|^Unsupported\b"
-    r"|\bbut \d{1,20} (?:was|were) expected\b"
+    r"|\bbut \d{1,20} (?:was|were) expected\b|Assertion `"
+    # an uncaught C++ exception, Torch-TensorRT's conversion error printed without its logger tag
+    r"|^terminate called after throwing|^Unable to convert node: "
     # the last line of a Python traceback / a thrown C++ error ("RuntimeError: [Error thrown
     # at core/conversion/conversion.cpp:125] ...", Torch-TensorRT's TORCHTRT_CHECK)
     r"|^(?:[A-Za-z_][\w.]{0,80}\.)?[A-Z]\w{0,60}(?:Error|Exception): "
@@ -53,6 +55,9 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "parser-unsupported",
         re.compile(
             r"UNSUPPORTED_NODE|No importer registered|Plugin not found|could not find plugin"
+            # Torch-TensorRT (TorchScript): "Unable to convert node: %x : ... (conversion.AddLayer)
+            # ... Converter for aten::elu requested, but no such converter was found."
+            r"|no such converter was found"
             r"|Unsupported operation|converter rejected|[Ff]alling back to PyTorch|run in PyTorch"
             r"|[Uu]nsupported (?:ONNX )?(?:data |input )?type"
             r"|In function check\w+:"
@@ -65,6 +70,8 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|Exception occurred in - "
             r"|[Ff]ailed to parse|Parsing model failed|Fail(?:ed)? parsing|Parsing File Failed"
             r"|Failed to load ONNX"
+            # Torch-TensorRT's evaluator: "Failed to evaluate node: %0 : int = aten::len(%1)"
+            r"|Failed to evaluate node"
         ),
     ),
     (

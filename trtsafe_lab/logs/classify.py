@@ -49,7 +49,7 @@ from trtsafe_lab.logs.node_blocks import (
     search_header,
     update_block,
 )
-from trtsafe_lab.logs.parse_state import ParseState, recent_importer_node
+from trtsafe_lab.logs.parse_state import ParseState, recent_importer_node, recent_timed_layer
 from trtsafe_lab.logs.records import Record
 
 ERRORISH = frozenset({"error", "internal_error", "critical"})
@@ -61,6 +61,12 @@ _WRAPPED_ENDINGS = ("node", "node:", "layer", "layer:", "-")
 _WRAPPED_BEFORE_NAME = re.compile(
     r"\b(?:for|at|on) (?:node|layer):?\s{0,8}$|Invalid Node -\s{0,8}$"
 )
+
+# The builder's verbose "--------------- Timing Runner: X (Myelin)" names the layer it times; a
+# process that then dies in an assertion (glibc's "prog: file.cpp:1059: f(): Assertion `0 &&
+# "Unsupported type"' failed", "Segmentation fault") died on that layer.
+_TIMING_RUNNER = re.compile(r"Timing Runner: (?P<name>[^\n]{1,4096}?) \([\w\[\]]{1,60}\)\s*$")
+_CRASH = re.compile(r"Assertion `|^Segmentation fault|^Aborted \(core dumped\)")
 
 # --- phase markers ---------------------------------------------------------------------------
 _RUNTIME_MARKER = re.compile(
@@ -272,6 +278,8 @@ def examine(record: Record, state: ParseState) -> LogFacts:
     category = state.category_of(message)
     if parser_error and category not in ("parser-unsupported", "parser-error"):
         category = "parser-error"
+    if record.hit and "myelin" in message and _CRASH.search(message):
+        category = "myelin"  # an assertion in Myelin's own sources ("myelin/src/compiler/...")
     severity = prefix.severity
     if not severity and (parser_error or UNTAGGED_ERROR.search(message)):
         severity = "error"  # an application printing the ONNX parser's or TensorRT's errors
@@ -279,15 +287,21 @@ def examine(record: Record, state: ParseState) -> LogFacts:
     # the category an error (or the importer's INFO "No importer registered for op: X.
     # Attempting to import as plugin.") gives a node block printed next
     error_category = category if severity in ERRORISH or category == "parser-unsupported" else ""
-    if state.recent or importer_node or error_category or parser_error:
+    timer = _TIMING_RUNNER.search(message) if "Timing Runner: " in message else None
+    timed = timer.group("name") if timer else ""
+    if state.recent or importer_node or error_category or parser_error or timed:
         aged = tuple(
-            (age + 1, node, said, ends)
-            for age, node, said, ends in state.recent
+            (age + 1, node, said, ends, was_timed)
+            for age, node, said, ends, was_timed in state.recent
             if age + 1 < CONTEXT_RECORDS
         )
-        if importer_node or error_category or parser_error:
-            aged = ((0, importer_node, error_category, parser_error), *aged)
+        if importer_node or error_category or parser_error or timed:
+            aged = ((0, importer_node, error_category, parser_error, timed), *aged)
         state.recent = aged
+    if record.hit and not findings and severity in ERRORISH and _CRASH.search(message):
+        crashed = recent_timed_layer(state)  # the process died while timing this layer
+        if crashed:
+            findings.append(LogFinding(crashed, record.line))
     refusal = (
         record.hit
         and ("rejected node" in message or "PyTorch" in message)

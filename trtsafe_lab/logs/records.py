@@ -91,6 +91,8 @@ _STANDALONE = re.compile(
     r"|^Error: |^Error\[\d{1,9}\]: |^Segmentation fault"
     # TensorRT's own error, even indented under an application's exception message
     r"|^(?:I[A-Z]\w{0,60}::\w{1,80}: )?Error Code:? \d{1,9}: "
+    # glibc's assert message: the process dies ("trtexec: graph.cpp:1059: f(): Assertion `x'")
+    r"|: Assertion `"
 )
 
 

@@ -64,6 +64,11 @@ _TAILS: dict[bytes, tuple[tuple[tuple[bytes, bytes], ...], tuple[tuple[bytes, by
     # a Paddle-TRT layer name ("conv2d_transpose (Output: x.tmp_0): ..."), which Paddle's bare
     # logger prints without a severity
     b"(": (((b"Output: ", b""),), ()),
+    # glibc's assert message when a process dies on a failed assertion ("trtexec: graph.cpp:1059:
+    # ...: Assertion `0 && "Unsupported type"' failed.")
+    b"A": (((b"ssertion `", b""),), ()),
+    # Torch-TensorRT's "Unable to convert node: %x : Tensor = aten::op(...)", also printed bare
+    b"U": (((b"nable to convert node", b""),), ()),
 }
 
 
