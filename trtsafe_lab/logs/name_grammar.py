@@ -41,8 +41,6 @@ AFTER_WORD = re.compile(
     r"(?:[Nn]ode|[Ll]ayer)(?::\s?| )"
 )
 _SPLIT_DLA = re.compile(r"Splitting DLA subgraph at: ")
-# Polygraphy's lint records: "[E] LINT | Name: MatMul_3, Op: MatMul |  Incompatible dimensions"
-_NAME_FIELD = re.compile(r"\| Name: (?=\S)")
 # A message that starts with a label: "Layer: Where_493's output can not be used as shape tensor.",
 # "Node X was already tagged"; a label anywhere: "Constant layer: X can be a duplicate of: Y",
 # "Found unsupported shape-tensor producing layer:X", "trt_module_node: X does not have ..."
@@ -200,13 +198,6 @@ def positional_names(text: str) -> list[str]:
             if kind is not None and kind.start() > 0:
                 name = name[: kind.start()]  # "In op 'X(u_pw:move)'": Myelin's op kind follows
             if looks_like_name(name) and name not in found:
-                found.append(name)
-    if "| Name: " in text:
-        for match in itertools.islice(_NAME_FIELD.finditer(text), MAX_MATCHES):
-            name = spaced_name_token(text, match.end())  # the ", Op: " field ends it
-            if not text.startswith(", Op: ", match.end() + len(name)):
-                name = name_token(text, match.end())
-            if name and name not in found:
                 found.append(name)
     if "DLA subgraph" in text:
         for match in itertools.islice(_SPLIT_DLA.finditer(text), MAX_MATCHES):
