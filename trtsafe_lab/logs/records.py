@@ -282,10 +282,15 @@ _cached_line_parts = functools.lru_cache(maxsize=1024)(_line_parts)
 _MARKDOWN_OPEN = re.compile(r"(?:> ?|\*\*|`){1,16}")
 
 
-def _unwrapped(raw: str) -> str:
+def _unwrapped(raw: str, indent: int = 0) -> str:
     """A continuation line without the markdown a paste wrapped it in (a leading "> " quote,
-    "**" or "`" and the closing "**" / "`"); its indentation is kept."""
+    "**" or "`" and the closing "**" / "`") and without the ``indent`` its record's first line
+    had (a paste indented as a markdown code block); deeper indentation is the record's own
+    (a nested dump: "    stuffed_dims: [8,16]")."""
     raw = raw.rstrip()
+    if indent:
+        kept = len(raw) - len(raw.lstrip(" \t"))
+        raw = raw[min(indent, kept) :]
     opened = _MARKDOWN_OPEN.match(raw)
     if opened is not None:
         raw = raw[opened.end() :]
@@ -300,6 +305,7 @@ class RecordSplitter:
 
     def __init__(self) -> None:
         self._current: Record | None = None
+        self._indent = 0  # the leading whitespace of the current record's first line
 
     def feed(self, line_no: int, raw: str) -> list[Record]:
         """Add one physical line; return the records it completed (oldest first)."""
@@ -315,12 +321,13 @@ class RecordSplitter:
             if starts:
                 if current is not None:
                     done.append(current)
+                self._indent = len(part.raw) - len(part.raw.lstrip(" \t"))
                 self._current = Record(
                     line=line_no, prefix=part.prefix, lines=[(line_no, part.text)], hit=part.hit
                 )
             else:
                 assert current is not None
-                current.lines.append((line_no, _unwrapped(part.raw)))
+                current.lines.append((line_no, _unwrapped(part.raw, self._indent)))
                 current.hit = current.hit or part.hit
         return done
 
