@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from trtsafe_lab.logs.classify import CATEGORY_RULES, WARNING_CATEGORIES
+from trtsafe_lab.logs.categories import CATEGORY_RULES, WARNING_CATEGORIES
 
 LOGS = Path(__file__).resolve().parent / "data" / "logs"
 CASES = LOGS / "cases"
@@ -100,9 +100,11 @@ def test_row_is_consistent_with_its_log(row: dict[str, str]) -> None:
     text = raw.decode("utf-8")
     assert text.strip() and text.endswith("\n")
     assert row["split"] == _hash_split(row["file"])
-    # batch 1: n001-n166 (session 2); batch 2: n167+ (session 3), collected and split before the
-    # rules of session 3 were written; each batch's set-aside part is scored on its own too
-    assert row["batch"] == ("1" if int(row["file"][1:4]) <= 166 else "2")
+    # batch 1: n001-n166 (session 2); batch 2: n167-n359 (session 3); batch 3: n360+ (session 4),
+    # each collected and split before the rules of its session were written; each batch's
+    # set-aside part is scored on its own too
+    number = int(row["file"][1:4])
+    assert row["batch"] == ("1" if number <= 166 else "2" if number <= 359 else "3")
     assert row["source_url"].startswith("https://")
     assert row["tool"] in TOOLS
     assert row["outcome"] in OUTCOMES

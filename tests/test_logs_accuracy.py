@@ -56,14 +56,23 @@ FATAL_DISAGREEMENTS = {
 }
 
 
+# Train truths whose category contradicts other train truths of the same message form.
+CATEGORY_DISAGREEMENTS = {
+    # a shape-machine reshape error while the engine runs: n067, n079 and n158 read runtime
+    # shape-machine errors naming a layer as shape (outcome runtime_failed), n372 as
+    # runtime-failed; nothing in n372's lines marks the run phase either
+    "n372.log": "runtime shape-machine error read as runtime-failed; n067/n079/n158 read shape",
+}
+
+
 def test_train_split_is_exact(scored: tuple[dict[str, dict[str, Any]], list[CaseResult]]) -> None:
     """100% of train: every case's layer set, and the category and fatal flag of every name
-    (except the listed fatal-flag disagreements between train truths)."""
+    (except the listed category / fatal-flag disagreements between train truths)."""
     figures, train = scored
     misses = {r.file for r in train if not r.exact}
     assert not misses, f"train cases whose layer set differs from the truth: {misses}"
     wrong_category = {r.file for r in train if r.category_right != r.category_checked}
-    assert not wrong_category, f"train cases with a wrong category: {wrong_category}"
+    assert wrong_category == set(CATEGORY_DISAGREEMENTS), wrong_category
     wrong_fatal = {r.file for r in train if r.fatal_right != r.fatal_checked}
     assert wrong_fatal == set(FATAL_DISAGREEMENTS), wrong_fatal
     assert figures["train"]["exact"] == figures["train"]["cases"]

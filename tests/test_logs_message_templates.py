@@ -2,8 +2,10 @@
 
 The templates are read from the committed table ``tests/fixtures/message_templates.tsv`` (test
 data, not shipped), derived from onnx/onnx-tensorrt, NVIDIA/TensorRT (pyOnnx, trtexec's
-samples/common) and pytorch/TensorRT sources by ``python tests/message_templates.py`` (it needs git
-clones, so it cannot run here; the table records repo, commit and file per row). Each template
+samples/common), pytorch/TensorRT, TF-TRT (tensorflow/tensorflow's trt_engine_op.cc) and
+TensorRT-LLM (runtime/tllmRuntime.cpp) sources by ``python tests/message_templates.py`` (it needs
+git clones and saved files, so it cannot run in CI; the table records repo, commit, file and line
+per row). Each template
 is rendered as its tool prints it (the log prefix of its severity, a parser-error description
 inside every parser-error wrapper) with awkward real-looking names put in, and read with the
 full parser and the streaming scan:
@@ -15,8 +17,12 @@ full parser and the streaming scan:
   "falling back to PyTorch") blame the node, non-fatal;
 - info and verbose templates blame nothing (they name nodes being imported, registered, ...);
 - warning templates in these sources are notices (deprecations, metadata hints) and blame
-  nothing; a tensor a template names is never reported as a layer, and an error about a tensor
-  (trtexec's "Cannot find input tensor with name ...") keeps it in the ``tensors`` column.
+  nothing, except TF-TRT's: its engine op warns when it falls back to TensorFlow ("Engine
+  creation for X failed. The native segment will be used instead.", "retrying with native
+  segment for X", "Failed to enqueue batch for TRT engine: X"), which blames the op, non-fatal;
+- a tensor a template names is never reported as a layer (TensorRT-LLM's runtime names only its
+  engine's I/O tensors), and an error about a tensor (trtexec's "Cannot find input tensor with
+  name ...") keeps it in the ``tensors`` column.
 """
 
 from __future__ import annotations
@@ -52,24 +58,31 @@ ONNX_NAMES = (
     "node_of_1348",
     "/blocks[2]/attn/MatMul",
 )
-# Names with a space or a quote inside stand only where the template ends them (line end, a
-# closing quote, " [Op]"): "Node X will be ..." cannot tell where "a b" ends, nor can a reader.
-SPACED_NAMES = ("model/up 2/Resize", "(Unnamed Layer* 12) [Shuffle]", "head's \"conv\":0")
+# Names with a space inside: the words of the sentence around them end them (": reason", the
+# line's end, a closing quote, " [Op]", a prose word after a scoped name). A name that also
+# holds a quote and a possessive-looking "'s" stands only where the template ends it.
+SPACED_NAMES = ("model/up 2/Resize", "(Unnamed Layer* 12) [Shuffle]")
+QUOTED_SPACED_NAME = "head's \"conv\":0"
 _DELIMITED = re.compile(r"\{node\}(?:$|\\n|\"|'| \[\{op\}\])")
 FX_NAMES = ("_to_copy_6", "l__self___backbone_conv1", "getitem_3")
 TORCHSCRIPT_NAMES = (
     "%input.4 : Tensor = aten::_convolution(%x.1, %self.conv.weight, %4, %5, %6, %7)",
     "%3 : Tensor = aten::upsample_nearest2d(%x, %2, %1) # model.py:12:0",
 )
+# TF-TRT names its engine ops TRTEngineOp_N_M, under the scope of the function that holds them
+TF_NAMES = ("TRTEngineOp_0_0", "StatefulPartitionedCall/TRTEngineOp_000_001",
+            "PartitionedCall/model.1/TRTEngineOp_3_2")
 TENSOR = "/backbone/stem/Conv_output_0"
 WHEN = "[12/01/2026-10:00:00]"
 LETTER = {"error": "E", "warning": "W", "info": "I", "verbose": "V"}
 
 
 def _names(row: dict[str, str]) -> tuple[str, ...]:
+    if row["repo"] == "tensorflow/tensorflow":
+        return TF_NAMES
     if row["repo"] != "pytorch/TensorRT":
-        spaced = SPACED_NAMES if _DELIMITED.search(row["template"]) else ()
-        return ONNX_NAMES + spaced
+        quoted = (QUOTED_SPACED_NAME,) if _DELIMITED.search(row["template"]) else ()
+        return ONNX_NAMES + SPACED_NAMES + quoted
     return TORCHSCRIPT_NAMES if row["file"].startswith("core/") else FX_NAMES
 
 
@@ -106,6 +119,16 @@ def _render(row: dict[str, str], name: str) -> str:
     """One template as its tool prints it, names put in."""
     message = _fill(row["template"], name)
     severity = row["severity"]
+    if row["repo"] == "tensorflow/tensorflow":
+        if severity == "exception":  # a Status raised in Python
+            return f"tensorflow.python.framework.errors_impl.InvalidArgumentError: {message}"
+        letter = {"error": "E", "warning": "W"}.get(severity, "I")  # VLOG prints as I
+        return f"2020-06-01 12:00:00.123456: {letter} {row['file']}:{row['line']}] {message}"
+    if row["repo"] == "NVIDIA/TensorRT-LLM":
+        if severity == "exception":  # TllmException::what(), as Python shows it
+            return f"RuntimeError: {message} (/src/tensorrt_llm/{row['file']}:{row['line']})"
+        level = {"verbose": "DEBUG"}.get(severity, severity.upper())
+        return f"[TensorRT-LLM][{level}] {message}"  # Logger::getPrefix
     if row["repo"] == "pytorch/TensorRT":
         if severity == "exception" and row["file"].endswith(".cpp"):
             return f"RuntimeError: [Error thrown at {row['file']}:{row['line']}] {message}"
@@ -148,6 +171,8 @@ def _expected(row: dict[str, str], name: str) -> set[str]:
         return set()
     if severity == "verbose" and _REFUSAL.search(template):
         return {name}
+    if severity == "warning" and row["repo"] == "tensorflow/tensorflow" and "{node}" in template:
+        return {name}  # the engine op falls back to TensorFlow
     return set()
 
 
@@ -157,12 +182,7 @@ def _row_id(row: dict[str, str]) -> str:
 
 SINGLE = [row for row in ROWS if row["severity"] not in ("desc", "wrapper")]
 # Templates the grammar reads wrongly, each with why (strict: the xfail fails once it reads it).
-KNOWN_GAPS = {
-    "complex_decomposition_adapter: placeholder '{node}'": (
-        "a Python pass name stands in TensorRT's 'NAME: reason' position, so it reads as the "
-        "layer; the node is only quoted after 'placeholder'"
-    ),
-}
+KNOWN_GAPS: dict[str, str] = {}
 
 
 def _cases() -> list[object]:
@@ -185,7 +205,8 @@ def test_table_is_derived_with_its_provenance() -> None:
         assert re.fullmatch(r"[0-9a-f]{40}", row["commit"]), row
         assert re.search(r"\{(?:node|layer|tensor|desc)\}", row["template"]), row
     repos = {row["repo"] for row in ROWS}
-    assert repos == {"onnx/onnx-tensorrt", "NVIDIA/TensorRT", "pytorch/TensorRT"}
+    assert repos == {"onnx/onnx-tensorrt", "NVIDIA/TensorRT", "pytorch/TensorRT",
+                     "tensorflow/tensorflow", "NVIDIA/TensorRT-LLM"}
     templates = {row["template"] for row in ROWS}
     for known in (
         "Invalid Node - {node}",
@@ -208,8 +229,9 @@ def test_template_blames_exactly_its_node(tmp_path: Path, row: dict[str, str]) -
         if row["severity"] == "error" and "{tensor}" in row["template"] and not layers:
             # an error about a tensor keeps the tensor in the tensors column
             assert any(TENSOR in r["tensors"] for r in rows), (row["template"], rows)
-        if row["severity"] == "verbose" and layers:
-            assert not any(r["fatal"] for r in rows if r["layer"])  # a refusal is not fatal
+        if row["severity"] in ("verbose", "warning") and layers:
+            # a refusal or a fallback is not fatal
+            assert not any(r["fatal"] for r in rows if r["layer"])
 
 
 @pytest.mark.parametrize("wrapper", WRAPPERS, ids=[_row_id(r) for r in WRAPPERS])
@@ -217,7 +239,8 @@ def test_template_blames_exactly_its_node(tmp_path: Path, row: dict[str, str]) -
 def test_parser_error_description_in_every_wrapper(
     tmp_path: Path, wrapper: dict[str, str], desc: dict[str, str]
 ) -> None:
-    names = ONNX_NAMES + (SPACED_NAMES if _DELIMITED.search(desc["template"]) else ())
+    quoted = (QUOTED_SPACED_NAME,) if _DELIMITED.search(desc["template"]) else ()
+    names = ONNX_NAMES + SPACED_NAMES + quoted
     for name in names:
         text = _wrapper_lines(wrapper, _fill(desc["template"], name), name)
         rows = _read(tmp_path, text)

@@ -9,13 +9,8 @@ from __future__ import annotations
 import pytest
 
 from trtsafe_lab.logs import analyze_log
-from trtsafe_lab.logs.name_grammar import (
-    leading_name,
-    looks_like_name,
-    name_token,
-    positional_names,
-    tensor_names,
-)
+from trtsafe_lab.logs.name_grammar import leading_name, positional_names, tensor_names
+from trtsafe_lab.logs.name_tokens import looks_like_name, name_token
 
 TORCH2TRT = (
     "[CONVOLUTION #1] torch.nn.Conv2d.forward(Conv2d(3, 32, kernel_size=(7, 7), stride=(2, 2), "

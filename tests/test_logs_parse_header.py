@@ -10,9 +10,9 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from trtsafe_lab.logs.classify import MAX_HEADER_OUTPUT, _search_header
+from trtsafe_lab.logs.node_blocks import MAX_HEADER_OUTPUT, search_header
 
-OLD = re.compile(  # the pattern of classify.py before the change, the reference here
+OLD = re.compile(  # the pattern node_blocks.py replaced, the reference here
     r"While parsing node number (?P<index>-?\d+) \[(?P<op>[^\]\s]*)"
     r"(?: -> \"(?P<out>.{0,4096})\")?\]"
 )
@@ -24,7 +24,7 @@ PIECES = [
 
 def _same(text: str) -> None:
     old = OLD.search(text)
-    new = _search_header(text)
+    new = search_header(text)
     if old is None:
         assert new is None, text
         return

@@ -15,50 +15,79 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Callable
 
-from trtsafe_lab.logs.name_grammar import MAX_MATCHES, MAX_NAME_CHARS
+from trtsafe_lab.logs.name_tokens import (
+    MAX_MATCHES,
+    MAX_NAME_CHARS,
+    closing_quote,
+    spaced_name_token,
+)
 from trtsafe_lab.logs.names import name_at, strip_interface
 
 _NO_IMPL = re.compile(r"[Cc]ould not find any implementation for node ")
 _NO_TACTIC = re.compile(r"No tactic available for (?:node|layer) ")
+# the optimizer's format assertion: "Assertion ... failed. No supported formats for X" (the
+# name ends the message; its category is the record's)
+_NO_FORMATS = re.compile(r"No supported formats for ")
+# network validation: "Repeated layer name: reshape (layers must have distinct names)" (the
+# label says it is a layer name, so a plain word counts)
+_REPEATED_NAME = re.compile(r"Repeated layer name: ")
 _ONNX_LAYER = re.compile(r"ONNX Layer: ")
 _SHAPE_PHRASE = re.compile(
     r": (?:IShuffleLayer applied to shape tensor|dimensions not compatible for elementwise"
     r"|reshaping failed for tensor|broadcast dimensions must be conformable)"
 )
+# Predicates that follow the layer they are about ("Assertion !layerImpls.empty() failed.
+# /motion_head/Atan has no runners that implement it"): the name is the clause before them.
+_NO_RUNNERS = re.compile(r" has no runners that implement it")
 _ERROR_CODE_OPEN = re.compile(r"Error Code \d+: [^(]{0,200}\(")
 _LEADING_LOCATION = re.compile(r"^(?:\d{1,2}: )?(?:\[[^\]]{0,300}::[^\]]{0,300}\] )?")
+_NAME = f"(?P<name>.{{1,{MAX_NAME_CHARS}}}?)"  # a name that the words after it end
 _DLA_FALLBACK = (
     re.compile(
-        r"Default DLA is enabled but layer (?P<name>.{1,1024}?) is not (?:supported|running) "
+        rf"Default DLA is enabled but layer {_NAME} is not (?:supported|running) "
         r"on DLA, falling back to GPU"
     ),
-    re.compile(r"Layer '(?P<name>[^']{1,4096})' \([\w ]{1,40}\): Unsupported on DLA"),
-    re.compile(r"Validation failed for DLA layer: (?P<name>.{1,1024}?)\. Switching to GPU"),
-    re.compile(r"Switching (?!this layer)(?P<name>.{1,1024}?) device type to GPU"),
+    re.compile(rf"Layer '{_NAME}' \([\w ]{{1,40}}\): Unsupported on DLA"),
+    re.compile(rf"Validation failed for DLA layer: {_NAME}\. Switching to GPU"),
+    re.compile(rf"Switching (?!this layer){_NAME} device type to GPU"),
 )
 # TF-TRT names the TensorRT engine op it could not build ("Engine creation for TRTEngineOp_0_0
-# failed. The native segment will be used instead.").
+# failed. The native segment will be used instead.", tensorflow's trt_engine_op.cc).
 _TF_TRT_ENGINE_OP = re.compile(
-    r"(?:Engine creation|[Bb]uilding engine) for (?P<name>TRTEngineOp_\w{1,200}) failed"
+    rf"(?:Engine creation|[Bb]uilding engine) for (?P<name>\S{{1,{MAX_NAME_CHARS}}}?) failed"
 )
 # At run time TF-TRT runs the TensorFlow segment instead of the engine ("Running native segment
-# forPartitionedCall/TRTEngineOp_0_1 due to failure in verifying input shapes: ..."; TF's
-# trt_engine_op.cc prints no space after "for").
+# forPartitionedCall/TRTEngineOp_0_1 due to failure in verifying input shapes: ..." - newer
+# trt_engine_op.cc prints no space after "for" -, "Failed to execute engine, retrying with native
+# segment for X", "Failed to enqueue batch for TRT engine: X").
 _TF_TRT_NATIVE = re.compile(
-    r"Running native segment for ?(?P<name>[^\s:]{1,1024}?)(?: due to |:|$)"
+    rf"(?:Running|retrying with) native segment for ?(?P<name>[^\s:]{{1,{MAX_NAME_CHARS}}}?)"
+    r"(?: due to |:|$)"
+    rf"|enqueue batch for TRT engine: (?P<engine>[^\s:]{{1,{MAX_NAME_CHARS}}})"
+)
+# The engine op a TF-TRT status names after "for" / ", at" ("Input shapes are empty, for X",
+# "Input node TensorRTInputPH_0 not found, at X"): TF-TRT names its ops TRTEngineOp_N_M, under
+# the scope of the function that holds them.
+_TF_TRT_OP_NAMED = re.compile(
+    r"(?:\bfor|, at) (?P<name>(?:[\w.-]{1,200}/){0,32}TRTEngineOp_\w{1,200})(?=[:,.]?(?:\s|$))"
 )
 _GET_BEST_TACTIC = re.compile(r"(?:GPU|[Cc]uda) error during getBestTactic: ")
 _INVALID_NODE = re.compile(r"(?:Invalid Node|Exception occurred in) - ")
-_IN_NODE_NAMED = re.compile(r"In node -?\d{1,9} with name: (?P<name>.{1,1024}?) and operator: ")
+_IN_NODE_NAMED = re.compile(
+    rf"In node -?\d{{1,9}} with name: {_NAME} and operator: "
+)
 _NODE_NAME_CALL = re.compile(r"error\.node_name\(\) = '")
 SAFETY = re.compile(r"[Ss]afety[ -]scope|kSAFETY|[Ss]afety[ -]certified|EngineCapability::kSAFETY")
-_QUOTED_LAYER = re.compile(r"[Ll]ayer '(?P<name>[^']{1,4096})'")
+_QUOTED_LAYER = re.compile(r"[Ll]ayer '")
 
 
-def _shape_names(text: str) -> list[str]:
+def _shape_names(text: str, phrase: re.Pattern[str] = _SHAPE_PHRASE) -> list[str]:
+    """The names standing before each match of ``phrase``: the last clause (after ``": "`` or
+    a sentence end) of the text between the reason's opening and the phrase."""
     found = []
-    for match in itertools.islice(_SHAPE_PHRASE.finditer(text), MAX_MATCHES):
+    for match in itertools.islice(phrase.finditer(text), MAX_MATCHES):
         before = text[max(0, match.start() - MAX_NAME_CHARS) : match.start()]
         starts = [opened.end() for opened in _ERROR_CODE_OPEN.finditer(before)]
         start = starts[-1] if starts else 0
@@ -72,8 +101,9 @@ def _shape_names(text: str) -> list[str]:
 
 
 def _last_clause(text: str) -> str:
-    """What follows the last ``": "`` outside brackets: ``kOPT values for profile 0 violate shape
-    constraints: IShuffleLayer Reshape_552`` -> ``IShuffleLayer Reshape_552``."""
+    """What follows the last ``": "`` or sentence end ``". "`` outside brackets: ``kOPT values for
+    profile 0 violate shape constraints: IShuffleLayer Reshape_552`` -> ``IShuffleLayer
+    Reshape_552`` (``... would change volume. IShuffleLayer Reshape_4296`` likewise)."""
     depth = 0
     cut = 0
     for index, char in enumerate(text):
@@ -81,8 +111,13 @@ def _last_clause(text: str) -> str:
             depth += 1
         elif char in ")]}":
             depth = max(0, depth - 1)
-        elif char == ":" and depth == 0 and text.startswith(": ", index) and index > 0 and (
-            text[index - 1] != " "  # TorchScript's "%46481 : Tensor = aten::add(...)"
+        elif (
+            char in ":."
+            and depth == 0
+            and text.startswith(" ", index + 1)
+            and index > 0
+            # not TorchScript's "%46481 : Tensor = aten::add(...)", not a "..." range
+            and text[index - 1] != (" " if char == ":" else ".")
         ):
             cut = index + 2
     return text[cut:].strip()
@@ -121,29 +156,42 @@ def _best_tactic_name(rest: str) -> str:
     return (name if sep else rest).strip()
 
 
+# (literal the line must hold, pattern, reader of the name after it, category ("" = the
+# record's)): the forms whose name follows a fixed phrase
+_NAME_AFTER: tuple[tuple[str, re.Pattern[str], Callable[[str, int], str], str], ...] = (
+    ("mplementation for node", _NO_IMPL, name_at, "no-implementation"),
+    ("No tactic available", _NO_TACTIC, name_at, "no-tactic"),
+    ("supported formats for ", _NO_FORMATS, name_at, ""),
+    ("layer name: ", _REPEATED_NAME, spaced_name_token, "api-usage"),
+)
+
+
 def line_names(text: str) -> list[tuple[str, str]]:
     """(name, category) pairs one line of a message blames; empty when it names no layer."""
     out: list[tuple[str, str]] = []
-    if "mplementation for node" in text:
-        for match in itertools.islice(_NO_IMPL.finditer(text), MAX_MATCHES):
-            out.append((name_at(text, match.end()), "no-implementation"))
-    if "No tactic available" in text:
-        for match in itertools.islice(_NO_TACTIC.finditer(text), MAX_MATCHES):
-            out.append((name_at(text, match.end()), "no-tactic"))
+    for hint, pattern, read, category in _NAME_AFTER:
+        if hint in text:
+            for match in itertools.islice(pattern.finditer(text), MAX_MATCHES):
+                out.append((read(text, match.end()), category))
     if "layers=[" in text:
         out.extend((name, "no-tactic") for name in _autotuner_names(text))
     if ": " in text:
         out.extend((name, "shape") for name in _shape_names(text))
+    if "has no runners" in text:
+        out.extend((name, "no-tactic") for name in _shape_names(text, _NO_RUNNERS))
     if "DLA" in text:
         for pattern in _DLA_FALLBACK:
             for match in itertools.islice(pattern.finditer(text), MAX_MATCHES):
                 out.append((match.group("name"), "dla-fallback"))
-    if "TRTEngineOp_" in text:
+    if "ngine creation for" in text or "uilding engine for" in text:
         for match in itertools.islice(_TF_TRT_ENGINE_OP.finditer(text), MAX_MATCHES):
             out.append((match.group("name"), "build-failed"))
-    if "native segment for" in text:
+    if "native segment for" in text or "batch for TRT engine" in text:
         for match in itertools.islice(_TF_TRT_NATIVE.finditer(text), MAX_MATCHES):
-            out.append((match.group("name"), "runtime-failed"))
+            out.append((match.group("name") or match.group("engine"), "runtime-failed"))
+    if "TRTEngineOp_" in text:
+        for match in itertools.islice(_TF_TRT_OP_NAMED.finditer(text), MAX_MATCHES):
+            out.append((match.group("name"), ""))
     if "getBestTactic: " in text:
         tactic = _GET_BEST_TACTIC.search(text)
         if tactic and tactic.end() < len(text):
@@ -151,7 +199,7 @@ def line_names(text: str) -> list[tuple[str, str]]:
     if "Invalid Node - " in text or "occurred in - " in text:
         invalid = _INVALID_NODE.search(text)
         if invalid:  # the rest of the line (was ".+?\s*$": quadratic on a run of spaces)
-            out.append((text[invalid.end() :].rstrip(), "parser-error"))
+            out.append((text[invalid.end() :].rstrip().rstrip("*`"), "parser-error"))
     if "with name: " in text:
         unsupported = "UNSUPPORTED" in text or "not found" in text
         for match in itertools.islice(_IN_NODE_NAMED.finditer(text), MAX_MATCHES):
@@ -163,6 +211,8 @@ def line_names(text: str) -> list[tuple[str, str]]:
         if call_rest.endswith("'") and len(call_rest) > 1:  # was ".+'\s*$" (quadratic)
             out.append((call_rest[:-1], "parser-error"))
     if SAFETY.search(text):
-        quoted = itertools.islice(_QUOTED_LAYER.finditer(text), MAX_MATCHES)
-        out.extend((m.group("name"), "safety-scope") for m in quoted)
+        for match in itertools.islice(_QUOTED_LAYER.finditer(text), MAX_MATCHES):
+            close = closing_quote(text, match.end() - 1)
+            if close > 0:
+                out.append((text[match.end() : close], "safety-scope"))
     return [(name, category) for name, category in out if name and len(name) <= MAX_NAME_CHARS]

@@ -49,8 +49,14 @@ def name_at(text: str, start: int) -> str:
 
 def clean_name(rest: str) -> str:
     """Strip what follows a name printed at the end of a sentence or inside ``( ... )``."""
-    rest = rest.strip()
-    # The message may sit inside "Error Code N: Category ( ... )": drop the unmatched ")".
+    rest = rest.strip().rstrip("*`").rstrip()  # a markdown "**" / "`" closing the pasted line
+    tab = rest.find("\t")
+    if tab > 0:  # a tab ends the message's field (a logger's "message<TAB>file.cpp:253")
+        rest = rest[:tab].rstrip()
+    # The message may sit inside "Error Code N: Category ( ... )": drop the unmatched ")" (and
+    # the sentence's period after it: "... for node X.).")
+    if rest.endswith(").") and not rest.endswith("..)."):
+        rest = rest[:-1]
     unmatched = rest.count(")") - rest.count("(")
     end = len(rest)
     while unmatched > 0 and end > 0 and rest[end - 1] == ")":

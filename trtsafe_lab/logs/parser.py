@@ -11,8 +11,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from trtsafe_lab.logs import columns as C
-from trtsafe_lab.logs.classify import BlockFinding, ParseState, examine, is_reported, open_block
+from trtsafe_lab.logs.classify import examine, is_reported
 from trtsafe_lab.logs.names import members
+from trtsafe_lab.logs.node_blocks import BlockFinding, open_block
+from trtsafe_lab.logs.parse_state import ParseState
 from trtsafe_lab.logs.record_cache import RecordCache, Row, TrackedState, relative_record, shift
 from trtsafe_lab.logs.records import Record, RecordSplitter, is_record_start
 

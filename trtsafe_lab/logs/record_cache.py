@@ -2,7 +2,7 @@
 
 Error-dense logs (a sweep of failing builds, a log pasted many times) repeat the same records
 thousands of times. :class:`RecordCache` keeps a reading's result keyed on its text and on the
-values of exactly the :class:`~trtsafe_lab.logs.classify.ParseState` fields the rules *read*
+values of exactly the :class:`~trtsafe_lab.logs.parse_state.ParseState` fields the rules *read*
 while reading it (recorded by :class:`TrackedState` on the first reading), so a repeat costs a
 lookup and gives the same result: the reading is a function of its text and of those values.
 """
@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from trtsafe_lab.logs import columns as C
-from trtsafe_lab.logs.classify import ParseState
+from trtsafe_lab.logs.parse_state import ParseState
 from trtsafe_lab.logs.records import Record
 
 Row = dict[str, Any]

@@ -63,7 +63,8 @@ _TOKEN = re.compile(
   | \[(?P<ort>[EWIV]):onnxruntime:[^\]]{0,100}\]
   | \[(?P<tag>TRT|TensorRT|TensorRT-LLM|Torch-TensorRT|TRTorch)\]:?
   | \[(?:TRT|TensorRT)\ (?P<tagsev>ERROR|WARNING|INFO|VERBOSE|INTERNAL_ERROR)\]
-  | \[(?P<lsev>error|warn|warning|info|verbose|debug|fatal)\](?:\[[\w.-]{1,80}:\d{1,9}\]:?)?
+  | \[(?P<lsev>error|warn|warning|info|verbose|debug|fatal
+          |ERROR|WARN|WARNING|INFO|VERBOSE|DEBUG|FATAL)\ ?\](?:\[[\w.-]{1,80}:\d{1,9}\]:?)?
   | (?P<nvinfer>NVInfer):[ ]
   | \[(?P<apptag>[A-Za-z][\w-]{0,40}-Cookbook|polygraphy|Polygraphy)\]
   | (?P<word>INTERNAL[ _]ERROR|ERROR|WARNING|WARN|INFO|VERBOSE|DEBUG|CRITICAL|FATAL)
@@ -74,9 +75,12 @@ _TOKEN = re.compile(
     """,
     re.VERBOSE,
 )
-# Tokens that may only appear at the very start of a line (a user's copy cut them short).
+# Tokens that may only appear at the very start of a line (a user's copy cut them short, or
+# wrapped it in a markdown quote "> " or bold "**").
+# ROS 2 launch prints each node's output behind "[node_name-N] " (then the logger's own tags).
 _START_TOKEN = re.compile(
-    r"(?P<quote>> ?)|(?P<ts>" + _DATE_TIME + r")\]|(?P<sev>[EWIVF])\] (?=\S)"
+    r"[ \t]{0,64}(?:(?P<quote>> ?|\*\*|`)|(?P<ts>" + _DATE_TIME + r")\]|(?P<sev>[EWIVF])\] (?=\S)"
+    r"|(?P<launch>\[[A-Za-z_][\w.]{0,80}-\d{1,4}\] (?=\[)))"
 )
 _ERROR_NUMBER = re.compile(r"(\d{1,2}): ")
 # Another record starting in the middle of a line: " [12:15:24] [E] [TRT] ..."
@@ -84,7 +88,11 @@ _MID_LINE_RECORD = re.compile(r"\s(?=\[(?:" + _DATE_TIME + "|" + _TIME + r")\] \
 # Untagged lines that nevertheless start a record of their own.
 _STANDALONE = re.compile(
     r"While parsing node number|^In node \d|^Traceback \(most recent call last\)|^&&&& "
-    r"|^Error: |^Segmentation fault"
+    r"|^Error: |^Error\[\d{1,9}\]: |^Segmentation fault"
+    # TensorRT's own error, even indented under an application's exception message
+    r"|^(?:I[A-Z]\w{0,60}::\w{1,80}: )?Error Code:? \d{1,9}: "
+    # glibc's assert message: the process dies ("trtexec: graph.cpp:1059: f(): Assertion `x'")
+    r"|: Assertion `"
 )
 
 
@@ -129,8 +137,11 @@ def parse_prefix(text: str) -> tuple[Prefix, str]:
     """
     prefix = Prefix()
     pos = 0
+    closer = ""  # the paste opened the line with "**" or "`": its closing one is no message text
     start = _START_TOKEN.match(text, 0, TOKEN_WINDOW)
     while start is not None:
+        if start.group("quote") in ("**", "`"):
+            closer = start.group("quote")
         if start.group("ts"):
             prefix.timestamp = prefix.timestamp or start.group("ts")
         elif start.group("sev"):
@@ -198,7 +209,10 @@ def parse_prefix(text: str) -> tuple[Prefix, str]:
     if prefix.letter and not prefix.source:
         # trtexec prints "[date] [E] ..."; Polygraphy "[E] ..." without a timestamp.
         prefix.source = "trtexec" if prefix.timestamp else "polygraphy"
-    return prefix, text[pos:]
+    rest = text[pos:]
+    if closer and rest.endswith(closer):
+        rest = rest[: -len(closer)].rstrip()
+    return prefix, rest
 
 
 def split_line(raw: str) -> list[str]:
@@ -265,11 +279,33 @@ def _line_parts(raw: str) -> tuple[LinePart, ...]:
 _cached_line_parts = functools.lru_cache(maxsize=1024)(_line_parts)
 
 
+_MARKDOWN_OPEN = re.compile(r"(?:> ?|\*\*|`){1,16}")
+
+
+def _unwrapped(raw: str, indent: int = 0) -> str:
+    """A continuation line without the markdown a paste wrapped it in (a leading "> " quote,
+    "**" or "`" and the closing "**" / "`") and without the ``indent`` its record's first line
+    had (a paste indented as a markdown code block); deeper indentation is the record's own
+    (a nested dump: "    stuffed_dims: [8,16]")."""
+    raw = raw.rstrip()
+    if indent:
+        kept = len(raw) - len(raw.lstrip(" \t"))
+        raw = raw[min(indent, kept) :]
+    opened = _MARKDOWN_OPEN.match(raw)
+    if opened is not None:
+        raw = raw[opened.end() :]
+        closer = "**" if "**" in opened.group() else "`" if "`" in opened.group() else ""
+        if closer and raw.endswith(closer):
+            raw = raw[: -len(closer)].rstrip()
+    return raw
+
+
 class RecordSplitter:
     """Turns a stream of physical lines into :class:`Record` objects, one at a time."""
 
     def __init__(self) -> None:
         self._current: Record | None = None
+        self._indent = 0  # the leading whitespace of the current record's first line
 
     def feed(self, line_no: int, raw: str) -> list[Record]:
         """Add one physical line; return the records it completed (oldest first)."""
@@ -285,12 +321,13 @@ class RecordSplitter:
             if starts:
                 if current is not None:
                     done.append(current)
+                self._indent = len(part.raw) - len(part.raw.lstrip(" \t"))
                 self._current = Record(
                     line=line_no, prefix=part.prefix, lines=[(line_no, part.text)], hit=part.hit
                 )
             else:
                 assert current is not None
-                current.lines.append((line_no, part.raw.rstrip()))
+                current.lines.append((line_no, _unwrapped(part.raw, self._indent)))
                 current.hit = current.hit or part.hit
         return done
 

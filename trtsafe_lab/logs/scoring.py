@@ -3,7 +3,8 @@
 A corpus is a folder of logs plus an ``INDEX.tsv`` with one row per log: ``file`` and
 ``attributed_names`` (the layer / node names the log blames, `` | ``-separated, read by hand),
 optionally ``categories`` and ``fatal`` aligned with the names, ``split`` (train / setaside) and
-``batch`` (the collection batch: set-aside figures are also given per batch, ``setaside-bN``).
+``batch`` (the collection batch: set-aside and train figures are also given per batch,
+``setaside-bN`` and ``train-bN``).
 Both the shared corpus (``../shared/corpus/build-logs/cases``) and the project's
 ``tests/data/logs`` have this shape.
 
@@ -160,7 +161,10 @@ def score_corpus(
     return [score_case(truth, analyze(cases_dir / truth.file)) for truth in cases]
 
 
-SPLIT_ORDER = ("setaside", "setaside-b1", "setaside-b2", "shared", "train")
+SPLIT_ORDER = (
+    "setaside", "setaside-b1", "setaside-b2", "setaside-b3", "shared",
+    "train", "train-b1", "train-b2", "train-b3",
+)
 _SHOWN = ("cases", "exact", "exact_rate", "name_precision", "name_recall", "category_accuracy",
           "fatal_accuracy")
 
@@ -191,11 +195,10 @@ def corpus_figures(
         figures[split] = aggregate(results)
         if split == "train":
             train = results
-        if split == "setaside":  # also per collection batch
-            for batch in sorted({c.batch for c in cases if c.batch}):
-                figures[f"setaside-b{batch}"] = aggregate(
-                    r for r, c in zip(results, cases, strict=True) if c.batch == batch
-                )
+        for batch in sorted({c.batch for c in cases if c.batch}):  # also per collection batch
+            figures[f"{split}-b{batch}"] = aggregate(
+                r for r, c in zip(results, cases, strict=True) if c.batch == batch
+            )
     shared = score_corpus(shared_cases, read_index(shared_cases / "INDEX.tsv"), analyze)
     figures["shared"] = aggregate(shared)
     return figures, train

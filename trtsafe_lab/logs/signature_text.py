@@ -21,8 +21,9 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from trtsafe_lab.logs.classify import CATEGORY_RULES
-from trtsafe_lab.logs.name_grammar import leading_name, name_token, positional_names
+from trtsafe_lab.logs.categories import CATEGORY_RULES
+from trtsafe_lab.logs.name_grammar import leading_name, positional_names
+from trtsafe_lab.logs.name_tokens import name_token
 
 MAX_SIGNATURE_CHARS = 600  # a signature keeps the start of a long message
 
@@ -156,8 +157,12 @@ def _reason(message: str) -> str:
         if wrapper.group("paren"):
             closing = _closing(text)
             text = text[:closing] if closing >= 0 else text
-    text = _SUFFIX_LOCATION.sub("", text)
-    return text.strip().rstrip(".*_ ").strip()
+    text = _SUFFIX_LOCATION.sub("", text).strip()
+    unmatched = text.count(")") - text.count("(")
+    while unmatched > 0 and text.endswith(")"):  # a quoted fragment kept its wrapper's ")"
+        text = text[:-1].rstrip()
+        unmatched -= 1
+    return text.rstrip(".*_ ").strip()
 
 
 def _records(message: str) -> list[str]:
@@ -181,7 +186,7 @@ def _records(message: str) -> list[str]:
 
 
 def _category(text: str) -> str:
-    """The category :data:`~trtsafe_lab.logs.classify.CATEGORY_RULES` gives one record's text."""
+    """The category :data:`~trtsafe_lab.logs.categories.CATEGORY_RULES` gives one record's text."""
     return next((name for name, pattern in CATEGORY_RULES if pattern.search(text)), "")
 
 

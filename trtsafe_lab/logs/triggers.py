@@ -58,6 +58,17 @@ _TAILS: dict[bytes, tuple[tuple[tuple[bytes, bytes], ...], tuple[tuple[bytes, by
     b"P": (((b"yTorch", b""),), ()),
     # an app logger's tag for TensorRT's messages (tensorRT_Pro: "[error][f.cpp:30]:NVInfer: ")
     b"N": (((b"VInfer: ", b""),), ()),
+    # network validation's "Repeated layer name: X (layers must have distinct names)", quoted
+    # without its "Error Code 4: Internal Error (" head
+    b"R": (((b"epeated layer name: ", b""),), ()),
+    # a Paddle-TRT layer name ("conv2d_transpose (Output: x.tmp_0): ..."), which Paddle's bare
+    # logger prints without a severity
+    b"(": (((b"Output: ", b""),), ()),
+    # glibc's assert message when a process dies on a failed assertion ("trtexec: graph.cpp:1059:
+    # ...: Assertion `0 && "Unsupported type"' failed.")
+    b"A": (((b"ssertion `", b""),), ()),
+    # Torch-TensorRT's "Unable to convert node: %x : Tensor = aten::op(...)", also printed bare
+    b"U": (((b"nable to convert node", b""),), ()),
 }
 
 

@@ -1,0 +1,66 @@
+"""Metamorphic test of who prints TensorRT's messages: re-prefix them, read the same failures.
+
+TensorRT's messages reach a log through many loggers (trtexec, the Python API old and new,
+glog in Triton / Paddle, DeepStream's nvinfer, tensorRT_Pro, TensorRT-LLM). Every train case of
+``tests/data/logs`` (never a set-aside one) and every shared case whose ground truth names
+layers is read again with each line that TensorRT's own logger printed (a tagged TensorRT or
+trtexec prefix) printed by another real logger, same severity and message: the failure table
+must blame the same layers with the same category and fatal flag.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from corpus_cases import named_cases, read_layers
+
+from trtsafe_lab.logs.records import parse_prefix
+
+LETTER = {"error": "E", "warning": "W", "info": "I", "verbose": "V", "internal_error": "F"}
+WORD = {"error": "ERROR", "warning": "WARNING", "info": "INFO", "verbose": "VERBOSE",
+        "internal_error": "INTERNAL_ERROR"}
+# (severity, message) -> the line as each logger prints it (forms from the corpora)
+LOGGERS: dict[str, Callable[[str, str], str]] = {
+    "python-legacy": lambda s, m: f"[TensorRT] {WORD[s]}: {m}",
+    "trtexec": lambda s, m: f"[12/01/2026-10:00:00] [{LETTER[s]}] [TRT] {m}",
+    "python": lambda s, m: f"[12/01/2026-10:00:00] [TRT] [{LETTER[s]}] {m}",
+    "glog": lambda s, m: (
+        f"{ {'verbose': 'I', 'internal_error': 'E'}.get(s, LETTER[s]) }0518 01:21:26.791899"
+        f" 1 logging.cc:43] {m}"
+    ),
+    "deepstream": lambda s, m: f"{WORD[s]}: [TRT]: {m}",
+    "tensorrt-pro": lambda s, m: (
+        f"[2022-12-08 17:36:09][{ {'internal_error': 'fatal'}.get(s, s) }]"
+        f"[trt_builder.cpp:30]:NVInfer: {m}"
+    ),
+    "tensorrt-llm": lambda s, m: f"[TensorRT-LLM][{WORD[s]}] {m}",
+}
+
+
+@pytest.mark.parametrize("logger", sorted(LOGGERS))
+def test_tensorrt_lines_read_alike_from_every_logger(corpus_dir: Path, logger: str) -> None:
+    printed = LOGGERS[logger]
+    failures = []
+    changed = 0
+    for case_id, path, _ in named_cases(corpus_dir):
+        text = path.read_bytes().decode("utf-8", "surrogateescape")
+        lines = []
+        for line in text.split("\n"):
+            prefix, message = parse_prefix(line)
+            if (prefix.tagged and prefix.severity in LETTER and message.strip()
+                    and prefix.source in ("tensorrt", "trtexec")):
+                number = f"{prefix.error_number}: " if prefix.error_number is not None else ""
+                line = printed(prefix.severity, number + message)
+            lines.append(line)
+        moved = "\n".join(lines)
+        if moved == text:
+            continue
+        changed += 1
+        before, after = read_layers(text), read_layers(moved)
+        if after != before:
+            failures.append(f"{case_id}: {sorted(before.items())[:2]} -> "
+                            f"{sorted(after.items())[:2]}")
+    assert changed >= 100, changed
+    assert not failures, f"{logger}: {len(failures)} cases\n" + "\n".join(failures)

@@ -1,0 +1,208 @@
+"""What kind of failure a message's wording states: the category rules.
+
+:data:`CATEGORY_RULES` maps a message to one category of the package's vocabulary
+(``tests/data/logs/README.md``, "Category vocabulary"), first match wins; :func:`message_category`
+applies them outside the tokens shaped like layer names. The sets below say which categories
+are not fatal, which make a warning a finding, and which phase a category implies; the content
+patterns say when an untagged line is an error and when a message is about tactics or running
+an engine.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+from trtsafe_lab.logs.layer_names import SAFETY
+from trtsafe_lab.logs.name_tokens import looks_like_strong_name
+
+UNTAGGED_ERROR = re.compile(
+    r"Error Code:? \d{1,9}: |\bError\[\d{1,9}\]: "
+    # what an untagged line states as impossible (apps that print TensorRT's or the parser's
+    # errors without a severity: "Layer: X's output can not be used as shape tensor.")
+    r"|\bcan ?not be\b|\bcannot be\b|\bmust not be\b|\bmust have distinct\b|^Unsupported\b"
+    r"|\bbut \d{1,20} (?:was|were) expected\b|Assertion `"
+    # an uncaught C++ exception, Torch-TensorRT's conversion error printed without its logger tag
+    r"|^terminate called after throwing|^Unable to convert node: "
+    # the last line of a Python traceback / a thrown C++ error ("RuntimeError: [Error thrown
+    # at core/conversion/conversion.cpp:125] ...", Torch-TensorRT's TORCHTRT_CHECK)
+    r"|^(?:[A-Za-z_][\w.]{0,80}\.)?[A-Z]\w{0,60}(?:Error|Exception): "
+    # TensorRT 5-7's own form: "../builder/tacticOptimizer.cpp (3142) - Misc Error in f: -1 (...)"
+    r"|\.(?:cpp|cc|cu|h) \(\d{1,9}\) - [\w ]{0,40}Error in "
+)
+TACTIC_CONTENT = re.compile(r"Autotuner|[Ss]kipping tactic|computeCosts|getBestTactic")
+RUNTIME_CONTENT = re.compile(
+    r"[Dd]eserializ|Inference set up failed|Got invalid engine|enqueue\w{0,40} failed"
+    r"|execution context"
+)
+
+_DTYPE = r"(?:Int32|Int64|Int8|Float|Half|Bool|INT32|INT64|INT8|FLOAT|HALF|BOOL|UINT8)\b"
+
+# --- categories, first match wins --------------------------------------------------------------
+CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("safety-scope", SAFETY),
+    ("no-tactic", re.compile(r"No tactic available|no tactics to implement")),
+    # also strict mode's warning "No implementation of layer X obeys the requested constraints
+    # in strict mode. No conforming implementation was found ..." (the fastest one is used)
+    (
+        "no-implementation",
+        re.compile(
+            r"[Cc]ould not find any implementation|No implementation of layer\b"
+            r"|Unable to find valid implementation for layer\b"
+        ),
+    ),
+    (
+        "parser-unsupported",
+        re.compile(
+            r"UNSUPPORTED_NODE|No importer registered|Plugin not found|could not find plugin"
+            # Torch-TensorRT (TorchScript): "Unable to convert node: %x : ... (conversion.AddLayer)
+            # ... Converter for aten::elu requested, but no such converter was found."
+            r"|no such converter was found"
+            r"|Unsupported operation|converter rejected|[Ff]alling back to PyTorch|run in PyTorch"
+            r"|[Uu]nsupported (?:ONNX )?(?:data |input )?type"
+            r"|In function check\w+:"
+        ),
+    ),
+    (
+        "parser-error",
+        re.compile(
+            r"While parsing node|In function (?:import|parse)\w*:|INVALID_NODE|Invalid Node"
+            r"|Exception occurred in - "
+            r"|[Ff]ailed to parse|Parsing model failed|Fail(?:ed)? parsing|Parsing File Failed"
+            r"|Failed to load ONNX"
+            # Torch-TensorRT's evaluator: "Failed to evaluate node: %0 : int = aten::len(%1)"
+            r"|Failed to evaluate node"
+        ),
+    ),
+    (
+        "dla-fallback",
+        re.compile(
+            r"falling back to GPU|Switching (?:this layer's device type )?to GPU|GPU fallback"
+            r"|device type to GPU|not supported (?:for|on) DLA|on DLA requires|DLA only supports"
+        ),
+    ),
+    ("myelin", re.compile(r"[Mm]yelin|foreign node optimizations")),
+    # TensorRT's error class itself, before the wording: Error Code 3 is kINVALID_ARGUMENT /
+    # "API Usage Error" ("X: at least 1 dimensions are required for input." is an API misuse)
+    ("api-usage", re.compile(r"Error Code:? 3: ")),
+    # Error Code 2 is kINTERNAL_ERROR: "(X: unexpected negative axis)" is TensorRT's own failure
+    ("internal-error", re.compile(r"Error Code:? 2: Internal Error \((?!Assertion)")),
+    ("dla", re.compile(r"\bDLA\b|NVMEDIA_DLA|kDLA")),
+    ("plugin", re.compile(r"[Pp]lugin")),
+    # A data-type or usage contract of the layer, before the shape words of its subject ("X:
+    # kernel weights are not permitted since they are of type Int32", "X: elementwise inputs
+    # must not be Int32", "operation POW requires inputs with activation type", "ShapeLayer
+    # output tensor (...) used as an execution tensor, but must be used only as shape tensor")
+    (
+        "api-usage",
+        re.compile(
+            r"incompatible (?:input )?(?:data ?)?types?\b"
+            rf"|\b(?:must|can ?not|cannot) (?:not )?be (?:of type )?k?{_DTYPE}"
+            rf"|\b(?:are|is) of type k?{_DTYPE}|requires inputs? with \w{{1,20}} type\b"
+            r"|used as an execution tensor"
+        ),
+    ),
+    (
+        "shape",
+        re.compile(
+            r"IShuffleLayer applied|broadcast|dimensions not compatible|Shape Error"
+            r"|[Rr]eshap|kernel weights|weights in kernel|\bdimensions?\b|\bshapes?\b"
+            r"|out of bounds access|ISliceLayer|\baxis\b|output extent"
+        ),
+    ),
+    (
+        "tactic-out-of-memory",
+        re.compile(
+            r"insuf+icient (?:memory|workspace)|oom error|Requested amount of GPU memory"
+            r"|Tactic Device request|Device memory is insufficient|OutOfMemory|out of memory"
+            r"|allocator error"
+        ),
+    ),
+    (
+        "tactic-failure",
+        re.compile(r"[Ss]kipping tactic|getBestTactic|timeReformat|backend strategy"),
+    ),
+    (
+        "api-usage",
+        re.compile(
+            r"API Usage Error|Parameter check failed|\bnot called\b|\bout of range\b"
+            # what the API allows only in a mode: "two inputs (data and weights) are allowed
+            # only in explicit-quantization mode"
+            r"|\ballowed only (?:in|for|with|when)\b|\bonly allowed (?:in|for|with|when)\b"
+            # a network definition the API rejects: two layers of one name
+            r"|\bmust have distinct names\b"
+        ),
+    ),
+    ("runtime-failed", RUNTIME_CONTENT),
+    (
+        "build-failed",
+        re.compile(
+            r"Engine could not be created|Building engine failed|Engine set up failed"
+            r"|Failed to create engine|Engine creation failed|[Bb]uild serialized network failed"
+            r"|buildSerializedNetwork(?!: )|buildEngine(?!\w{0,40}: )|&&&& FAILED"
+        ),
+    ),
+    ("internal-error", re.compile(r"Internal Error|Assertion|[Aa]ssert")),
+)
+NON_FATAL = frozenset({"tactic-out-of-memory", "tactic-failure", "dla-fallback"})
+# Warnings become failure rows only for these categories (a warning that merely mentions a
+# plugin or Myelin is not a finding).
+WARNING_CATEGORIES = frozenset(
+    {
+        "safety-scope",
+        "no-tactic",
+        "no-implementation",
+        "parser-unsupported",
+        "parser-error",
+        "shape",
+        "dla-fallback",
+        "tactic-out-of-memory",
+        "tactic-failure",
+        "out-of-memory",
+    }
+)
+PHASE_BY_CATEGORY = {
+    "no-tactic": "tactic",
+    "no-implementation": "tactic",
+    "tactic-out-of-memory": "tactic",
+    "tactic-failure": "tactic",
+    "parser-unsupported": "parse",
+    "parser-error": "parse",
+    "runtime-failed": "runtime",
+}
+
+# Where TensorRT raised it, when the wording says nothing: the builder's shape analyzer
+# ("[graphShapeAnalyzer.cpp::...::analyzeShapes::2084] ... (ITopKLayer /TopK: K exceeds ...)")
+_CODE_FILE = re.compile(r"\.(?:cpp|cc|cu|h|hpp|py)\b")
+_SHAPE_LOCATION = re.compile(r"[Ss]hapeAnalyzer|analyzeShapes|shapeMachine|ShapeNodeRemover")
+MAX_RULE_MATCHES = 16  # matches of one category rule looked at in one message
+
+
+def rule_category(message: str) -> str:
+    """The first category whose rule matches anywhere in ``message`` ("" when none)."""
+    for name, pattern in CATEGORY_RULES:
+        if pattern.search(message):
+            return name
+    return ""
+
+
+def message_category(message: str) -> str:
+    """The category of a record's wording: the first rule with a match outside the tokens shaped
+    like layer names (``Reshape_3: Using attribute allowzero ...`` is no shape error; a source
+    location such as ``[myelinBuilderUtils.cpp::...]`` keeps its words)."""
+    for name, pattern in CATEGORY_RULES:
+        for match in itertools.islice(pattern.finditer(message), MAX_RULE_MATCHES):
+            if not _inside_a_name(message, match.start(), match.end()):
+                return name
+    return "shape" if _SHAPE_LOCATION.search(message) else ""
+
+
+def _inside_a_name(text: str, start: int, end: int) -> bool:
+    """Is ``text[start:end]`` part of a whitespace-delimited token shaped like a layer name?"""
+    left = max(text.rfind(" ", 0, start), text.rfind("\n", 0, start), text.rfind("\t", 0, start))
+    right = min(
+        (p for p in (text.find(" ", end), text.find("\n", end), text.find("\t", end)) if p >= 0),
+        default=len(text),
+    )
+    token = text[left + 1 : right]
+    return looks_like_strong_name(token.strip("'\"()[]{},;")) and not _CODE_FILE.search(token)
