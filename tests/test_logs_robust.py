@@ -164,3 +164,18 @@ def test_context_tail_found_with_numpy_matches_rfind(pieces: list[bytes], where:
     data = b"".join(pieces) or b"\n"
     end = max(1, round(where * len(data)))
     assert tail_start(data, end, CONTEXT_LINES) == _tail_start_by_rfind(data, end, CONTEXT_LINES)
+
+
+def test_prefilter_same_for_any_block_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The prefilter works block by block: positions near a block's end (whose second and third
+    bytes are in the next block) are found alike for any block size."""
+    from trtsafe_lab.logs import scan_bytes
+
+    cases = Path(__file__).parent / "data" / "logs" / "cases"
+    data = b"".join(p.read_bytes() for p in sorted(cases.glob("*.log")))[:120_000]
+    whole = scan_bytes.candidates(data, len(data))
+    offsets = scan_bytes.trigger_offsets(data)
+    for block in (3, 64, 4093):
+        monkeypatch.setattr(scan_bytes, "BLOCK_BYTES", block)
+        assert scan_bytes.candidates(data, len(data)) == whole
+        assert scan_bytes.trigger_offsets(data, begin=0) == offsets

@@ -69,11 +69,13 @@ def candidates(
     if body > begin:
         work = scratch or Scratch()
         window = np.frombuffer(data, dtype=np.uint8, count=size)
-        blocks = []
-        # The first-byte comparisons over one block while it is in the cache: over the whole
-        # chunk at once each pass would read it from memory again.
+        # Each block goes through every step while it is in the cache (over the whole chunk at
+        # once each pass would read it from memory again), and every array made per block is
+        # small: the chunk-sized index arrays this once built came from fresh pages each time
+        # (their page faults cost as much system time as the comparisons took).
         for start in range(begin, body, BLOCK_BYTES):
-            head = window[start : min(start + BLOCK_BYTES, body)]
+            stop = min(start + BLOCK_BYTES, body)
+            head = window[start:stop]
             mask, other = work.mask[: head.size], work.other[: head.size]
             shifted = work.shifted[: head.size]
             for number, (low, length) in enumerate(_TESTS):
@@ -86,17 +88,21 @@ def candidates(
                 if number:
                     mask |= other
             hits = np.flatnonzero(mask)
-            if hits.size:
-                blocks.append(hits + start if start else hits)
-        index = np.concatenate(blocks) if blocks else np.empty(0, dtype=np.intp)
-        pairs = window[index].astype(np.uint32) << 8 | window[index + 1]
-        flags = _LUT2[pairs]
-        keep = flags == 1
-        third = np.flatnonzero(flags == 2)
-        if third.size:
-            triples = pairs[third] << 8 | window[index[third] + 2]
-            keep[third] = np.isin(triples, _SET3)
-        found = index[keep].tolist()
+            if not hits.size:
+                continue
+            pairs = head[hits].astype(np.uint32) << 8 | window[start + 1 : stop + 1][hits]
+            flags = _LUT2[pairs]
+            keep = flags == 1
+            third = np.flatnonzero(flags == 2)
+            if third.size:
+                triples = pairs[third] << 8 | window[start + 2 : stop + 2][hits[third]]
+                at = np.searchsorted(_SET3, triples)  # np.isin costs more on small arrays
+                np.minimum(at, _SET3.size - 1, out=at)
+                keep[third] = _SET3[at] == triples
+            kept = hits[keep]
+            if start:
+                kept += start
+            found.extend(kept.tolist())
         del window, head, mask, other
     found.extend(pos for pos in range(max(body, begin, 0), size) if data[pos] in _PATTERNS)
     return found
