@@ -179,3 +179,27 @@ def test_prefilter_same_for_any_block_size(monkeypatch: pytest.MonkeyPatch) -> N
         monkeypatch.setattr(scan_bytes, "BLOCK_BYTES", block)
         assert scan_bytes.candidates(data, len(data)) == whole
         assert scan_bytes.trigger_offsets(data, begin=0) == offsets
+
+
+def test_every_trigger_match_begins_with_a_literal_head() -> None:
+    """The prefilter drops positions whose bytes begin no literal head: on every corpus log and
+    the fuzz fragments, each trigger match begins with one (and the prefilter keeps it)."""
+    import re
+
+    from trtsafe_lab.logs.scan_bytes import candidates
+    from trtsafe_lab.logs.triggers import LITERAL_HEADS, TRIGGER_GROUPS
+
+    heads = tuple(LITERAL_HEADS)
+    logs = Path(__file__).parent / "data" / "logs" / "cases"
+    shared = Path(__file__).parents[2] / "shared" / "corpus" / "build-logs"
+    texts = [p.read_bytes() for p in sorted(logs.glob("*.log")) + sorted(shared.glob("*/*.log"))]
+    texts.append(b"\n".join(FRAGMENTS))
+    matched = 0
+    for data in texts:
+        kept = set(candidates(data, len(data)))
+        for _, pattern in TRIGGER_GROUPS:
+            for hit in re.finditer(pattern, data):
+                assert data.startswith(heads, hit.start()), hit.group()
+                assert hit.start() in kept
+                matched += 1
+    assert matched > 1000

@@ -13,8 +13,15 @@ import re
 from typing import Any
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
-from trtsafe_lab.logs.triggers import PREFIXES2, PREFIXES3, TRIGGER_GROUPS, TRIGGER_SPAN
+from trtsafe_lab.logs.triggers import (
+    LITERAL_HEADS,
+    PREFIXES2,
+    PREFIXES3,
+    TRIGGER_GROUPS,
+    TRIGGER_SPAN,
+)
 
 _PATTERNS = {first[0]: re.compile(pattern) for first, pattern in TRIGGER_GROUPS}
 _FIRST_BYTES = tuple(_PATTERNS)
@@ -26,6 +33,35 @@ for _prefix in PREFIXES3:
 for _prefix in PREFIXES2:
     _LUT2[_prefix[0] << 8 | _prefix[1]] = 1
 _SET3 = np.array(sorted(p[0] << 16 | p[1] << 8 | p[2] for p in PREFIXES3), dtype=np.uint32)
+
+
+
+def literal_checks() -> tuple[Any, Any, Any]:
+    """The second step of the prefilter, as three arrays: three-byte prefixes (``b0 << 16 |
+    b1 << 8 | b2``, sorted) all of whose triggers begin with a longer literal (``Lay``: every
+    trigger starting so begins ``Layer: ``; verbose logs hold many ``Layer(`` lines), that
+    literal's first 8 bytes as a little-endian word, and the mask of its bytes. Prefixes whose
+    first two bytes already decide (``PREFIXES2``) have none."""
+    rows = []
+    for key in sorted(PREFIXES3):
+        if key[:2] in PREFIXES2:
+            continue
+        heads = [h for h in LITERAL_HEADS if h.startswith(key)]
+        common = min(heads)[:8]  # the sorted first and last share what all share
+        while not max(heads).startswith(common):
+            common = common[:-1]
+        if len(common) > len(key):
+            word = int.from_bytes(common.ljust(8, b"\0"), "little")
+            rows.append((key[0] << 16 | key[1] << 8 | key[2], word, (1 << 8 * len(common)) - 1))
+    keys, words, masks = zip(*rows, strict=True) if rows else ((), (), ())
+    return (
+        np.array(keys, dtype=np.uint32),
+        np.array(words, dtype=np.uint64),
+        np.array(masks, dtype=np.uint64),
+    )
+
+
+_CHECK_KEYS, _CHECK_WORDS, _CHECK_MASKS = literal_checks()
 
 
 BLOCK_BYTES = 256 << 10  # the first-byte pass works on blocks this size (they stay in cache)
@@ -63,12 +99,15 @@ _TESTS = first_byte_tests(_FIRST_BYTES, FIRST_BYTE_GAP)
 def candidates(
     data: bytes | bytearray, size: int, scratch: Scratch | None = None, begin: int = 0
 ) -> list[int]:
-    """Positions in ``data[begin:size]`` whose first two or three bytes can start a trigger."""
+    """Positions in ``data[begin:size]`` where a trigger can start: their first two or three
+    bytes begin one of the triggers' literal heads, and where all heads so beginning share a
+    longer literal (:func:`literal_checks`) and 8 bytes remain, their first 8 bytes match it."""
     body = size - 2  # positions with two bytes after them; the last two are checked apart
     found: list[int] = []
     if body > begin:
         work = scratch or Scratch()
         window = np.frombuffer(data, dtype=np.uint8, count=size)
+        blocks = []
         # Each block goes through every step while it is in the cache (over the whole chunk at
         # once each pass would read it from memory again), and every array made per block is
         # small: the chunk-sized index arrays this once built came from fresh pages each time
@@ -102,10 +141,34 @@ def candidates(
             kept = hits[keep]
             if start:
                 kept += start
-            found.extend(kept.tolist())
+            blocks.append(kept)
+        if blocks:
+            found = _literal_filter(window, np.concatenate(blocks), size).tolist()
         del window, head, mask, other
     found.extend(pos for pos in range(max(body, begin, 0), size) if data[pos] in _PATTERNS)
     return found
+
+
+def _literal_filter(window: Any, found: Any, size: int) -> Any:
+    """``found`` (ascending positions in ``window[:size]``) less those whose 8 bytes do not
+    begin the literal :func:`literal_checks` gives for their first three bytes."""
+    if size < 8:
+        return found
+    full = found <= size - 8
+    where = found[full]
+    triples = (
+        window[where].astype(np.uint32) << 16
+        | window[where + 1].astype(np.uint32) << 8
+        | window[where + 2]
+    )
+    at = np.searchsorted(_CHECK_KEYS, triples)
+    np.minimum(at, _CHECK_KEYS.size - 1, out=at)
+    checked = _CHECK_KEYS[at] == triples
+    words = sliding_window_view(window[:size], 8)[where].view("<u8").ravel()
+    matches = (words & _CHECK_MASKS[at]) == _CHECK_WORDS[at]
+    keep = np.ones(found.size, dtype=bool)
+    keep[full] = matches | ~checked
+    return found[keep]
 
 
 def trigger_offsets(

@@ -108,3 +108,11 @@ def has_trigger(text: str) -> bool:
 def has_error_trigger(line: bytes | bytearray) -> bool:
     """True when ``line`` holds a trigger other than a phase marker."""
     return _ERROR_BYTES.search(line) is not None
+
+
+# Each trigger's literal start: its first byte and one of its tails' heads (every match of
+# TRIGGER_GROUPS starts with one of these; PREFIXES2/3 are their first two or three bytes). The
+# scan drops a candidate position whose bytes do not begin one of them before any regex runs.
+LITERAL_HEADS: frozenset[bytes] = frozenset(
+    first + head for first, (errors, markers) in _TAILS.items() for head, _ in errors + markers
+)
