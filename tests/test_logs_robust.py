@@ -203,3 +203,13 @@ def test_every_trigger_match_begins_with_a_literal_head() -> None:
                 assert hit.start() in kept
                 matched += 1
     assert matched > 1000
+
+
+def test_first_byte_ranges_cover_every_first_byte_and_no_frequent_one() -> None:
+    from trtsafe_lab.logs import scan_bytes
+
+    covered = {low + i for low, length in scan_bytes._TESTS for i in range(length)}
+    assert set(scan_bytes._FIRST_BYTES) <= covered
+    assert not covered & set(scan_bytes.FREQUENT_BYTES) - set(scan_bytes._FIRST_BYTES)
+    assert scan_bytes.first_byte_tests((1, 4, 9), 3, b"\x02") == [(1, 1), (4, 1), (9, 1)]
+    assert scan_bytes.first_byte_tests((1, 4, 9), 3) == [(1, 4), (9, 1)]

@@ -78,22 +78,30 @@ class Scratch:
 
 
 FIRST_BYTE_GAP = 3  # first bytes at most this far apart share one range test (see below)
+# ... unless a byte between them is one of these: 'T' and 'S' start many words of a verbose log
+# ("Tactic", "Timing", "Setting": ~2% of its bytes); a range over them makes every one a
+# candidate for the later steps, which cost more than the one more range test
+FREQUENT_BYTES = b"ST"
 
 
-def first_byte_tests(firsts: tuple[int, ...], gap: int) -> list[tuple[int, int]]:
+def first_byte_tests(
+    firsts: tuple[int, ...], gap: int, frequent: bytes = b""
+) -> list[tuple[int, int]]:
     """The first-byte pass as (start, length) byte ranges: sorted first bytes at most ``gap``
     apart share one range (a subtract and a compare find all of it, instead of one compare and
-    one OR per byte; the bytes between them become candidates the two-byte table drops)."""
+    one OR per byte; the bytes between them become candidates the two-byte table drops), unless
+    a byte of ``frequent`` lies between them."""
     ranges: list[list[int]] = []
     for first in sorted(firsts):
-        if ranges and first - ranges[-1][1] <= gap:
+        between = range(ranges[-1][1] + 1, first) if ranges else range(0)
+        if ranges and first - ranges[-1][1] <= gap and not any(b in frequent for b in between):
             ranges[-1][1] = first
         else:
             ranges.append([first, first])
     return [(low, high - low + 1) for low, high in ranges]
 
 
-_TESTS = first_byte_tests(_FIRST_BYTES, FIRST_BYTE_GAP)
+_TESTS = first_byte_tests(_FIRST_BYTES, FIRST_BYTE_GAP, FREQUENT_BYTES)
 
 
 def candidates(
