@@ -213,3 +213,17 @@ def test_first_byte_ranges_cover_every_first_byte_and_no_frequent_one() -> None:
     assert not covered & set(scan_bytes.FREQUENT_BYTES) - set(scan_bytes._FIRST_BYTES)
     assert scan_bytes.first_byte_tests((1, 4, 9), 3, b"\x02") == [(1, 1), (4, 1), (9, 1)]
     assert scan_bytes.first_byte_tests((1, 4, 9), 3) == [(1, 4), (9, 1)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=3000), st.lists(st.floats(0, 1), max_size=40), st.floats(0, 1))
+def test_line_numbers_of_offsets_match_counting(data: bytes, where: list[float], at: float) -> None:
+    """The worker's line numbers (found with numpy at once) are the newlines before each offset
+    counted one by one."""
+    from trtsafe_lab.logs.scan_bytes import lines_of
+
+    offsets = sorted(round(w * len(data)) for w in where)
+    tail = round(at * len(data))
+    lines, tail_line = lines_of(bytearray(data) + b"\n\n", offsets, 7, tail)
+    assert lines == [7 + data.count(b"\n", 0, offset) for offset in offsets]
+    assert tail_line == 7 + data.count(b"\n", 0, tail)
