@@ -443,6 +443,9 @@ def _rows(
                 # from the handle's position: after a UTF-8 byte-order mark
                 work = _worker_part(chunk_bytes, path)
                 assert raw is not None
+                # numpy imported before the fork: the child has it at once (importing it took
+                # the child ~0.1 s, chunks the parent then found itself, importing it too)
+                own = _OwnTriggers(small)
                 helper = TriggerWorker.start(raw.fileno(), handle.tell(), work)
                 if helper is not None and WAIT_FOR_WORKER:
                     helper.wait()
