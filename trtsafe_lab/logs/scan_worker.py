@@ -1,19 +1,19 @@
 """A second process that does the scan's bytes-level pass while the scan parses.
 
-:class:`TriggerWorker` forks a child that reads the file in the same chunks as the scan (the
-chunk loop is deterministic: the same bytes give the same chunks) and sends, for each chunk,
-what the scan would otherwise compute with numpy before parsing it: the offsets of the lines
-holding a trigger, their line numbers, and where the context kept for the next chunk starts
-(with its line number). The scan (the parent) parses and prints, without importing numpy; the
-child stays a chunk or more ahead. When the parent
-reaches a chunk the child has not begun (at the start, while the child imports numpy, or when
-it falls behind), the parent finds its triggers itself and the child skips it (a shared position
-says which chunk each is at; a race costs duplicate work, never a missing chunk: the child sends
-a message for every chunk, "skipped" included, and the parent waits only for a chunk the child
-has begun). The offsets are a function of the chunk's bytes alone, so the rows do not depend on
-who found them (tests compare with and without the worker, either side slowed down, on the
-corpus, tiny chunks and any bytes); each message names its chunk (number, where its new lines
-start and end), and from a chunk sent for other bytes on, the parent does the work itself.
+:class:`TriggerWorker` forks a child that reads the file in the same chunks as the scan (the chunk
+loop is deterministic: the same bytes give the same chunks) and sends, for each chunk, what the
+scan would otherwise compute with numpy before parsing it: the offsets of the lines holding a
+trigger, their line numbers, and where the context kept for the next chunk starts (with its line
+number). The scan (the parent) parses and prints (it imports numpy before the fork, so the child
+has it at once); the child stays a chunk or more ahead. When the parent reaches a chunk the child
+has not begun (at the start, or when it falls behind), the parent finds its triggers itself and the
+child skips it (a shared position says which chunk each is at; a race costs duplicate work, never a
+missing chunk: the child sends a message for every chunk, "skipped" included, and the parent waits
+only for a chunk the child has begun). The offsets are a function of the chunk's bytes alone, so
+the rows do not depend on who found them (tests compare with and without the worker, either side
+slowed down, on the corpus, tiny chunks and any bytes); each message names its chunk (number, where
+its new lines start and end), and from a chunk sent for other bytes on, the parent does the work
+itself.
 
 Only on Linux (``fork``; the child uses no threads), only when the calling process runs one
 thread and may use two CPUs, and (the scan's default) only when a CPU is idle at the start
