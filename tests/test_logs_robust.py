@@ -113,13 +113,13 @@ def test_numpy_prefilter_keeps_every_trigger(data: bytes) -> None:
     """The vectorised 2/3-byte prefilter must never drop a position a trigger matches at."""
     import re
 
-    from trtsafe_lab.logs.scan import _candidates, trigger_offsets
+    from trtsafe_lab.logs.scan_bytes import candidates, trigger_offsets
     from trtsafe_lab.logs.triggers import TRIGGER_GROUPS
 
-    candidates = set(_candidates(data, len(data)))
+    found_first = set(candidates(data, len(data)))
     for _, pattern in TRIGGER_GROUPS:
         for hit in re.finditer(pattern, data):
-            assert hit.start() in candidates
+            assert hit.start() in found_first
     lines_with_triggers = {
         data.rfind(b"\n", 0, hit.start())
         for _, pattern in TRIGGER_GROUPS
@@ -127,6 +127,18 @@ def test_numpy_prefilter_keeps_every_trigger(data: bytes) -> None:
     }
     found = {data.rfind(b"\n", 0, pos) for pos in trigger_offsets(data)}
     assert found == lines_with_triggers
+
+
+@settings(max_examples=300, deadline=None)
+@given(log_bytes, st.floats(0, 1))
+def test_small_file_regex_pass_equals_numpy_pass(data: bytes, where: float) -> None:
+    """Small files find their trigger lines with one regular expression (no numpy import): the
+    same offsets as the numpy pass, from any line start."""
+    from trtsafe_lab.logs.scan import small_trigger_offsets
+    from trtsafe_lab.logs.scan_bytes import trigger_offsets
+
+    begin = data.rfind(b"\n", 0, round(where * len(data))) + 1
+    assert small_trigger_offsets(data, len(data), begin) == trigger_offsets(data, begin=begin)
 
 
 def _tail_start_by_rfind(chunk: bytes, end: int, lines: int) -> int:
@@ -146,8 +158,9 @@ def _tail_start_by_rfind(chunk: bytes, end: int, lines: int) -> int:
     st.floats(0, 1),
 )
 def test_context_tail_found_with_numpy_matches_rfind(pieces: list[bytes], where: float) -> None:
-    from trtsafe_lab.logs.scan import CONTEXT_LINES, _tail_start
+    from trtsafe_lab.logs.scan import CONTEXT_LINES
+    from trtsafe_lab.logs.scan_bytes import tail_start
 
     data = b"".join(pieces) or b"\n"
     end = max(1, round(where * len(data)))
-    assert _tail_start(data, end) == _tail_start_by_rfind(data, end, CONTEXT_LINES)
+    assert tail_start(data, end, CONTEXT_LINES) == _tail_start_by_rfind(data, end, CONTEXT_LINES)

@@ -1,6 +1,6 @@
 """The scan's second process (``logs/scan_worker.py``) changes who finds the trigger lines, never
-the rows: the scan with a worker equals the scan without one, wherever the regions split the
-file, whether the worker finished first or the two met anywhere in between."""
+the rows: the scan with a worker equals the scan without one, whichever chunks the worker sent
+and which the parent took over (the worker slow, the parent slow, the worker finished first)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_logs_robust import log_bytes
 
-from trtsafe_lab.logs import scan
+from trtsafe_lab.logs import scan, scan_bytes
 from trtsafe_lab.logs.scan import scan_failures
 from trtsafe_lab.logs.scan_worker import TriggerWorker, can_fork_worker
 from trtsafe_lab.logs.source import MAX_LINE_BYTES
@@ -44,17 +45,17 @@ def alone(request: pytest.FixtureRequest) -> bool:
 
 @pytest.fixture
 def served(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Counts the chunks (and chunk tails) whose offsets the worker gave: a test that never
-    reaches the worker's answers would prove nothing."""
-    count = [0]
-    original = TriggerWorker.offsets
+    """Counts the chunks whose trigger lines the worker gave, and those the parent found itself
+    while the worker ran: a test that never takes the worker's answers would prove nothing."""
+    count = [0, 0]
+    original = TriggerWorker.triggers
 
-    def offsets(self: TriggerWorker, low: int, high: int) -> list[int] | None:
-        found = original(self, low, high)
-        count[0] += found is not None
+    def triggers(self: TriggerWorker, number: int, begin: int, end: int) -> object:
+        found = original(self, number, begin, end)
+        count[found is None] += 1
         return found
 
-    monkeypatch.setattr(TriggerWorker, "offsets", offsets)
+    monkeypatch.setattr(TriggerWorker, "triggers", triggers)
     return count
 
 
@@ -65,11 +66,11 @@ def _corpus_log(corpus_dir: Path) -> bytes:
     return b"".join(p.read_bytes() + cases for p in sorted(logs.glob("verbose/*.log")))
 
 
-@pytest.mark.parametrize("region", [4096, 65536, 1 << 20])
-@pytest.mark.parametrize("chunk", [scan.CHUNK_BYTES, 100_003])
+@pytest.mark.parametrize("chunk", [scan.CHUNK_BYTES, 100_003, 4099])
+@pytest.mark.parametrize("first", [True, False])
 def test_worker_gives_the_same_rows(
     corpus_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, served: list[int],
-    region: int, chunk: int, alone: bool,
+    chunk: int, first: bool, alone: bool,
 ) -> None:
     if alone:
         return
@@ -77,11 +78,38 @@ def test_worker_gives_the_same_rows(
     log.write_bytes(_corpus_log(corpus_dir))
     expected = scan_failures(log, chunk_bytes=chunk, worker=False)
     assert len(expected) > 100
-    monkeypatch.setattr(scan, "WAIT_FOR_WORKER", True)  # the worker covers all it can first
-    assert scan_failures(log, chunk_bytes=chunk, worker=True, region_bytes=region) == expected
-    assert served[0] > 0
-    monkeypatch.setattr(scan, "WAIT_FOR_WORKER", False)  # they meet wherever timing says
-    assert scan_failures(log, chunk_bytes=chunk, worker=True, region_bytes=region) == expected
+    monkeypatch.setattr(scan, "WAIT_FOR_WORKER", first)  # True: it sends everything first
+    assert scan_failures(log, chunk_bytes=chunk, worker=True) == expected
+    if first:
+        assert served[0] > 0 and served[1] == 0  # all from the worker, nothing taken over
+
+
+@pytest.mark.parametrize("slow", ["worker", "parent"])
+def test_chunks_taken_over_or_waited_for(
+    corpus_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, served: list[int],
+    slow: str, alone: bool,
+) -> None:
+    """A slow worker: the parent takes over the chunks it has not begun (it skips them); a slow
+    parent: the worker runs ahead. Either way the same rows."""
+    if alone:
+        return
+    log = tmp_path / "big.log"
+    log.write_bytes(_corpus_log(corpus_dir))
+    expected = scan_failures(log, chunk_bytes=65_536, worker=False)
+    target = (scan_bytes, "tail_start") if slow == "worker" else (scan._Window, "run")
+    original = getattr(*target)
+
+    def slowly(*args: object) -> object:
+        time.sleep(0.002)
+        return original(*args)
+
+    monkeypatch.setattr(*target, slowly)  # the worker is forked with it
+    own_before = served[1]
+    assert scan_failures(log, chunk_bytes=65_536, worker=True) == expected
+    if slow == "worker":
+        assert served[1] > own_before  # taken over (how many the worker sent: timing)
+    else:
+        assert served[0] > 0
 
 
 def test_byte_order_mark_and_a_cut_line(
@@ -89,8 +117,7 @@ def test_byte_order_mark_and_a_cut_line(
     alone: bool,
 ) -> None:
     """A UTF-8 mark shifts the file offsets by 3; a line longer than MAX_LINE_BYTES is cut in the
-    scan's buffer (which then no longer maps onto the file: the worker is stopped there, before
-    it served anything here, as it gave up at that line)."""
+    scan's buffer, and in the worker's (its chunks are the same)."""
     if alone:
         return
     body = _corpus_log(corpus_dir)
@@ -100,20 +127,20 @@ def test_byte_order_mark_and_a_cut_line(
     expected = scan_failures(log, worker=False)
     (tmp_path / "plain.log").write_bytes(body)
     assert expected == scan_failures(tmp_path / "plain.log", worker=False)  # the mark is skipped
-    assert scan_failures(log, worker=True, region_bytes=65536) == expected
+    assert scan_failures(log, worker=True, chunk_bytes=65_536) == expected
     assert served[0] > 0
     log = tmp_path / "long.log"
     log.write_bytes(body[: len(body) // 2] + b"x" * (3 * MAX_LINE_BYTES) + b"\n" + body)
     expected = scan_failures(log, worker=False)
-    assert scan_failures(log, worker=True, region_bytes=65536) == expected
+    assert scan_failures(log, worker=True, chunk_bytes=65_536) == expected
 
 
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(data=log_bytes, region=st.sampled_from([16, 64, 256]), chunk=st.sampled_from([7, 4096]))
+@given(data=log_bytes, chunk=st.sampled_from([7, 64, 4096]), first=st.booleans())
 def test_worker_on_any_bytes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data: bytes, region: int, chunk: int,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data: bytes, chunk: int, first: bool,
     alone: bool,
 ) -> None:
     if alone:
@@ -121,8 +148,8 @@ def test_worker_on_any_bytes(
     log = tmp_path / "any.log"
     log.write_bytes(data)
     expected = scan_failures(log, chunk_bytes=chunk, worker=False)
-    monkeypatch.setattr(scan, "WAIT_FOR_WORKER", True)
-    assert scan_failures(log, chunk_bytes=chunk, worker=True, region_bytes=region) == expected
+    monkeypatch.setattr(scan, "WAIT_FOR_WORKER", first)
+    assert scan_failures(log, chunk_bytes=chunk, worker=True) == expected
 
 
 def test_spare_cpu_counts_running_processes(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -170,5 +197,33 @@ def test_a_refused_fork_leaves_the_work_to_one_process(
     log.write_bytes(_corpus_log(corpus_dir))
     expected = scan_failures(log, worker=False)
     monkeypatch.setattr(scan_worker.os, "fork", refuse)
-    assert scan_failures(log, worker=True, region_bytes=65536) == expected
-    assert served[0] == 0
+    assert scan_failures(log, worker=True, chunk_bytes=65_536) == expected
+    assert served == [0, 0]
+
+
+def test_a_worker_that_fails_leaves_the_rest_to_the_parent(
+    corpus_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, served: list[int],
+    capfd: pytest.CaptureFixture[str], alone: bool,
+) -> None:
+    """A bug in the worker (here: an error at its fifth chunk) is printed, not hidden, and the
+    parent finds the triggers of the chunks it did not send."""
+    if alone:
+        return
+    log = tmp_path / "big.log"
+    log.write_bytes(_corpus_log(corpus_dir))
+    expected = scan_failures(log, chunk_bytes=65_536, worker=False)
+    parent = os.getpid()
+    calls = [0]
+    original = scan_bytes.tail_start
+
+    def failing(*args: object) -> int:
+        calls[0] += 1
+        if os.getpid() != parent and calls[0] == 5:
+            raise RuntimeError("worker bug for the test")
+        return original(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(scan_bytes, "tail_start", failing)
+    monkeypatch.setattr(scan, "WAIT_FOR_WORKER", True)
+    assert scan_failures(log, chunk_bytes=65_536, worker=True) == expected
+    assert served[0] > 0 and served[1] > 0
+    assert "worker bug for the test" in capfd.readouterr().err

@@ -1,42 +1,52 @@
-"""A second process that finds trigger lines in the back of a large log while the scan reads
-the front (the scan's bytes-level candidate pass is most of its time on a big file).
+"""A second process that does the scan's bytes-level pass while the scan parses.
 
-:class:`TriggerWorker` forks a child that walks the file from its end towards its start, one
-*region* of about :data:`REGION_BYTES` at a time (regions begin at line starts), and sends back
-for each region the offsets that ``find`` (the scan's own per-chunk function: the first trigger
-match of each line) gives on it. The parent scans forwards; for a chunk whose lines all lie in
-regions the child has finished it takes the child's offsets instead of computing them, and it
-publishes how far it has got so the child stops where they meet. ``find`` is a function of each
-line's bytes alone (no trigger match crosses a line end), so the offsets are the same whichever
-process found them: the rows do not depend on who did the work or on timing (tests compare both
-ways on the corpus with tiny regions). Nothing but offsets crosses the pipe (8 bytes each).
+:class:`TriggerWorker` forks a child that reads the file in the same chunks as the scan (the
+chunk loop is deterministic: the same bytes give the same chunks) and sends, for each chunk,
+what the scan would otherwise compute with numpy before parsing it: the offsets of the lines
+holding a trigger, their line numbers, and where the context kept for the next chunk starts
+(with its line number). The scan (the parent) parses and prints, without importing numpy; the
+child stays a chunk or more ahead. When the parent
+reaches a chunk the child has not begun (at the start, while the child imports numpy, or when
+it falls behind), the parent finds its triggers itself and the child skips it (a shared position
+says which chunk each is at; a race costs duplicate work, never a missing chunk: the child sends
+a message for every chunk, "skipped" included, and the parent waits only for a chunk the child
+has begun). The offsets are a function of the chunk's bytes alone, so the rows do not depend on
+who found them (tests compare with and without the worker, either side slowed down, on the
+corpus, tiny chunks and any bytes); each message names its chunk (number, where its new lines
+start and end), and from a chunk sent for other bytes on, the parent does the work itself.
 
 Only on Linux (``fork``; the child uses no threads), only when the calling process runs one
 thread and may use two CPUs, and (the scan's default) only when a CPU is idle at the start
-(:func:`spare_cpu`): the split saves wall time, not CPU time (it costs a little more). The
-child reads the file with ``os.preadv`` into one reused buffer (memory: one region) and gives
-up, leaving the rest to the parent, at a line longer than :data:`MAX_BOUNDARY_LINE` across a
-region boundary or when the file is shorter than it was.
+(:func:`spare_cpu`): the split saves wall time, not CPU time. The child reads the file with
+``os.preadv`` (the parent's file position is not moved); 16 bytes cross the pipe per trigger
+line.
 """
 
 from __future__ import annotations
 
-import bisect
+import io
 import mmap
 import os
+import select
 import signal
 import struct
 import sys
 import threading
 from array import array
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
-REGION_BYTES = 8 << 20
-MAX_BOUNDARY_LINE = 1 << 16  # a region boundary moves at most this far to the next line start
-_HEADER = struct.Struct("<qqq")  # region start, region end, number of offsets
+# chunk number, new lines start, end, offsets (-1: skipped), tail, tail line
+_HEADER = struct.Struct("<qqqqqq")
+# Shared between the two: the chunk the child is at (it sets it before reading the chunk), the
+# last chunk the parent took over (the child skips chunks up to it that it has not begun).
 _POSITION = struct.Struct("<q")
-
-FindOffsets = Callable[[bytearray, int], list[int]]
+_AT, _TAKEN = 0, _POSITION.size
+_SKIPPED: list[int] = []  # the offsets of a chunk the child skipped
+MAX_WAIT_SECONDS = 0.01  # the parent finds a chunk's triggers itself rather than wait longer
+MAX_LATE = 3  # ... and stops using a child that was that late this many times
+CHILD_NICENESS = 10
 
 
 def can_fork_worker() -> bool:
@@ -60,30 +70,69 @@ def spare_cpu() -> bool:
     return running < len(os.sched_getaffinity(0))
 
 
-class TriggerWorker:
-    """The parent's handle on the child: :meth:`offsets` answers from the regions received."""
+@dataclass
+class ChunkTriggers:
+    """What the child found in chunk ``number`` of the scan's buffer (offsets into it): the
+    chunk's new lines are ``[begin, end)``; ``offsets``: the first trigger of each line holding
+    one, ``lines`` their line numbers; the context kept for the next chunk starts at ``tail``
+    (line ``tail_line``; both 0 for the last chunk)."""
 
-    def __init__(self, pid: int, read_fd: int, shared: mmap.mmap, end: int) -> None:
+    number: int
+    begin: int
+    end: int
+    offsets: list[int]
+    lines: list[int]
+    tail: int
+    tail_line: int
+
+
+class PreadReader(io.RawIOBase):
+    """Reads the open file ``fd`` from ``offset`` on with ``os.preadv`` (``fd``'s own position,
+    shared with the parent, is not moved)."""
+
+    def __init__(self, fd: int, offset: int) -> None:
+        super().__init__()
+        self._fd = fd
+        self._offset = offset
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        count = os.preadv(self._fd, [buffer], self._offset)
+        self._offset += count
+        return count
+
+
+# The child's work: reads the file ``fd`` from ``start`` and calls ``send`` for each chunk
+# (``skipped(...)`` for those ``progress.begin`` says the parent took over).
+Work = Callable[[int, int, Callable[[ChunkTriggers], None], "Progress"], None]
+
+
+def skipped(number: int, begin: int, end: int) -> ChunkTriggers:
+    """The message for a chunk the child skipped."""
+    return ChunkTriggers(number, begin, end, _SKIPPED, [], 0, 0)
+
+
+class TriggerWorker:
+    """The parent's handle on the child: :meth:`chunk` answers from what the child sent."""
+
+    def __init__(self, pid: int, read_fd: int, shared: mmap.mmap) -> None:
         self._pid: int | None = pid
         self._fd: int | None = read_fd
-        self._shared = shared
-        self._end = end  # the file's size when the child started: it covers [covered_from, end)
-        self.covered_from = end
-        self._starts: list[int] = []  # region starts, ascending
-        self._regions: dict[int, array] = {}  # region start -> absolute offsets, ascending
+        self._shared = shared  # the last chunk the parent took over
         self._pending = bytearray()
+        self._chunks: dict[int, ChunkTriggers] = {}
+        self._late = 0  # chunks the child took longer than MAX_WAIT_SECONDS to send
 
     @classmethod
-    def start(cls, fd: int, start: int, find: FindOffsets, region: int) -> TriggerWorker | None:
-        """Fork a child for the regular file open as ``fd`` from offset ``start`` (a line
-        start) to its end (the child reads with ``pread``: ``fd``'s position is not moved).
-        None when the file is at most one region past ``start`` (nothing to share) or the
-        system refuses a pipe or a process (the scan then finds every offset itself)."""
-        end = os.fstat(fd).st_size
-        if end - start <= region:
-            return None
-        shared = mmap.mmap(-1, _POSITION.size)  # the parent's position, seen by the child
-        _POSITION.pack_into(shared, 0, start)
+    def start(cls, fd: int, start: int, work: Work) -> TriggerWorker | None:
+        """Fork a child that runs ``work`` on the regular file open as ``fd`` from offset
+        ``start``. None when the system refuses a pipe or a process (the scan then does the
+        work itself)."""
+        shared = mmap.mmap(-1, 2 * _POSITION.size)
+        for field in (_AT, _TAKEN):
+            _POSITION.pack_into(shared, field, -1)
         try:
             read_fd, write_fd = os.pipe()
         except OSError:
@@ -101,12 +150,13 @@ class TriggerWorker:
             try:
                 os.close(read_fd)
                 signal.signal(signal.SIGINT, signal.SIG_DFL)
-                _work(fd, start, end, region, find, write_fd, shared)
+                os.nice(CHILD_NICENESS)  # on a busy machine the parent, not the child, runs
+                work(fd, start, lambda found: _send(write_fd, found), Progress(shared))
                 code = 0
             except BrokenPipeError:
                 pass  # the parent is gone
             except BaseException:
-                # A bug here must not pass unseen (the parent finds the offsets itself).
+                # A bug here must not pass unseen (the parent does the work itself).
                 import traceback
 
                 traceback.print_exc()
@@ -115,31 +165,53 @@ class TriggerWorker:
                 os._exit(code)
         os.close(write_fd)
         os.set_blocking(read_fd, False)
-        return cls(pid, read_fd, shared, end)
+        return cls(pid, read_fd, shared)
 
-    def reached(self, position: int) -> None:
-        """The parent finds the offsets below ``position`` itself: the child may stop there."""
-        _POSITION.pack_into(self._shared, 0, position)
+    def triggers(self, number: int, begin: int, end: int) -> ChunkTriggers | None:
+        """What the child found in chunk ``number``, a chunk whose new lines are ``[begin,
+        end)``: waits while the child is reading that chunk; None when the caller is to find the
+        triggers itself: the child had not begun the chunk (it is taken over: the child skips
+        it), skipped it, stopped, or read other bytes (then nothing more is taken from it)."""
+        while True:
+            self._receive(wait=False)
+            for old in [key for key in self._chunks if key < number]:
+                del self._chunks[old]  # chunks taken over, sent after all
+            found = self._chunks.pop(number, None)
+            if found is not None:
+                if found.offsets is _SKIPPED:
+                    return None
+                if (found.begin, found.end) != (begin, end):
+                    self.close()  # it read other bytes (the file changed): no more from it
+                    return None
+                return found
+            if self._fd is None:
+                return None
+            if _POSITION.unpack_from(self._shared, _AT)[0] < number:
+                _POSITION.pack_into(self._shared, _TAKEN, number)
+                return None
+            # The child is reading this chunk: the parent waits for it, and takes the next one
+            # over (the child skips it): the parent waits only where it is the faster. Not for
+            # long: a child that gets no CPU (a busy machine) is not waited for.
+            if _POSITION.unpack_from(self._shared, _TAKEN)[0] <= number:
+                _POSITION.pack_into(self._shared, _TAKEN, number + 1)
+            if not select.select([self._fd], [], [], MAX_WAIT_SECONDS)[0]:
+                self._late += 1
+                if self._late >= MAX_LATE:
+                    self.close()  # it gets too little CPU to help: the parent reads on alone
+                return None  # the parent finds this one itself (the child's answer is dropped)
+            self._receive(wait=True)
 
-    def offsets(self, low: int, high: int) -> list[int] | None:
-        """Absolute offsets in ``[low, high)`` when the child has covered it, else None."""
-        self._drain()
-        if low < self.covered_from or high > self._end:
-            return None
-        found: list[int] = []
-        index = max(bisect.bisect_right(self._starts, low) - 1, 0)
-        while index < len(self._starts) and self._starts[index] < high:
-            values = self._regions[self._starts[index]]
-            first = bisect.bisect_left(values, low)
-            last = bisect.bisect_left(values, high)
-            found.extend(values[first:last])
-            index += 1
-        return found
+    def wait(self) -> None:
+        """Block until the child has sent everything (tests: the parent takes over none)."""
+        while self._fd is not None:
+            self._receive(wait=True)
 
-    def _drain(self) -> None:
-        """Read what the child has sent so far (never waits)."""
+    def _receive(self, wait: bool) -> None:
+        """Keep the complete messages the child has sent (with ``wait``: at least one more
+        piece, or the pipe's end)."""
         if self._fd is None:
             return
+        os.set_blocking(self._fd, wait)
         while True:
             try:
                 data = os.read(self._fd, 1 << 20)
@@ -150,37 +222,28 @@ class TriggerWorker:
                 self._fd = None
                 break
             self._pending += data
+            if wait:
+                break
         pending = self._pending
         used = 0
         while len(pending) - used >= _HEADER.size:
-            low, high, count = _HEADER.unpack_from(pending, used)
-            size = _HEADER.size + 8 * count
+            number, begin, end, count, tail, tail_line = _HEADER.unpack_from(pending, used)
+            size = _HEADER.size + 16 * max(count, 0)
             if len(pending) - used < size:
                 break
-            if high != self.covered_from or low >= high:
-                raise RuntimeError(
-                    f"trigger worker sent region [{low}, {high}) but had covered from "
-                    f"{self.covered_from}: an internal error of the scan, please report it"
-                )
             values = array("q")
             values.frombytes(pending[used + _HEADER.size : used + size])
-            self._regions[low] = values
-            self._starts.insert(0, low)
-            self.covered_from = low
+            found = values.tolist()
+            offsets = found[:count] if count >= 0 else _SKIPPED
+            self._chunks[number] = ChunkTriggers(
+                number, begin, end, offsets, found[count:], tail, tail_line
+            )
             used += size
         del pending[:used]
-
-    def wait(self) -> None:
-        """Block until the child has finished (tests: a fixed split of the work)."""
-        if self._fd is not None:
-            os.set_blocking(self._fd, True)
-            while self._fd is not None:
-                self._drain()
 
     def close(self) -> None:
         """Stop the child if it still runs and reap it (its CPU time counts as this process's
         children's)."""
-        self.reached(self._end)
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
@@ -188,38 +251,28 @@ class TriggerWorker:
             os.kill(self._pid, signal.SIGKILL)  # not reaped yet: the pid is still the child's
             os.waitpid(self._pid, 0)
             self._pid = None
-        self._shared.close()
+            self._shared.close()
 
 
-def _work(
-    fd: int, start: int, end: int, region: int, find: FindOffsets, out: int, shared: mmap.mmap
-) -> None:
-    """The child: regions from the end of the file backwards until the parent's position."""
-    buf = bytearray(region + MAX_BOUNDARY_LINE)
-    high = end
-    nominal = (end - 1) // region * region
-    while nominal > start:
-        (parent_at,) = _POSITION.unpack_from(shared, 0)
-        head = os.pread(fd, MAX_BOUNDARY_LINE, nominal - 1)
-        newline = head.find(b"\n")
-        if newline == -1:
-            return  # a long line across the boundary: the parent reads it
-        low = nominal + newline  # the first line start at or after nominal
-        nominal -= region
-        if low >= high:
-            continue  # no line starts in this region: it joins the one before
-        if low < parent_at:
-            return
-        size = high - low
-        if size > len(buf):
-            return
-        with memoryview(buf) as view:
-            if os.preadv(fd, [view[:size]], low) != size:
-                return  # the file is shorter than it was
-        offsets = array("q", [low + offset for offset in find(buf, size)])
-        message = _HEADER.pack(low, high, len(offsets)) + offsets.tobytes()
-        with memoryview(message) as view:
-            sent = 0
-            while sent < len(message):
-                sent += os.write(out, view[sent:])
-        high = low
+class Progress:
+    """The child's side of the shared positions."""
+
+    def __init__(self, shared: mmap.mmap) -> None:
+        self._shared = shared
+
+    def begin(self, number: int) -> bool:
+        """The child begins chunk ``number``: False when the parent took it over."""
+        _POSITION.pack_into(self._shared, _AT, number)
+        return _POSITION.unpack_from(self._shared, _TAKEN)[0] < number
+
+
+def _send(out: int, found: ChunkTriggers) -> None:
+    values = array("q", found.offsets)
+    values.extend(found.lines)
+    count = len(found.offsets) if found.offsets is not _SKIPPED else -1
+    header = (found.number, found.begin, found.end, count, found.tail, found.tail_line)
+    message = _HEADER.pack(*header) + values.tobytes()
+    with memoryview(message) as view:
+        sent = 0
+        while sent < len(message):
+            sent += os.write(out, view[sent:])

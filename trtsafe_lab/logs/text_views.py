@@ -137,36 +137,40 @@ def format_failures(
     tails: dict[tuple[Any, ...], str] = {}  # the header after the line number, per its fields
     count = fatal = 0
     named: set[str] = set()
+    # columns as locals: this loop runs once per row (34,000 on an error-dense log)
+    severity_, fatal_, phase_, category_, code_ = (
+        C.SEVERITY, C.FATAL, C.PHASE, C.CATEGORY, C.ERROR_CODE
+    )
+    layer_, line_, log_, explanation_, tensors_, message_, onnx_op_ = (
+        C.LAYER, C.LINE, C.LOG, C.EXPLANATION_ID, C.TENSORS, C.MESSAGE, C.ONNX_OP
+    )
     for row in rows:
         count += 1
-        fatal += bool(row[C.FATAL])
-        layer = row[C.LAYER]
+        is_fatal = row[fatal_]
+        fatal += bool(is_fatal)
+        layer = row[layer_]
         if layer:
             named.add(layer)
-        code = row.get(C.ERROR_CODE)
-        fields = (row[C.SEVERITY], row[C.FATAL], row[C.PHASE], row[C.CATEGORY], code)
+        code = row.get(code_)
+        fields = (row[severity_], is_fatal, row[phase_], row[category_], code)
         tail = tails.get(fields)
         if tail is None:
             header = [
-                row[C.SEVERITY] or "untagged",
-                "FATAL" if row[C.FATAL] else "not fatal",
-                row[C.PHASE] or "-",
-                row[C.CATEGORY] or "-",
+                row[severity_] or "untagged",
+                "FATAL" if is_fatal else "not fatal",
+                row[phase_] or "-",
+                row[category_] or "-",
             ]
             if not _missing(code):
                 header.append(f"Error Code {code}")
             tail = tails[fields] = "  ".join(header)
-        if C.LOG in row:
-            out.append(f"{row[C.LOG]}  line {row[C.LINE]}  {tail}")
-        else:
-            out.append(f"line {row[C.LINE]}  {tail}")
-        explanation_id = row.get(C.EXPLANATION_ID, "")
-        tensors = row.get(C.TENSORS) or ()
+        explanation_id = row.get(explanation_, "")
+        tensors = row.get(tensors_) or ()
         key = (
             layer,
             tensors if type(tensors) is tuple else tuple(tensors),
-            (row.get(C.ONNX_OP), str(row.get(C.ONNX_INDEX))) if onnx and C.ONNX_OP in row else None,
-            row[C.MESSAGE],
+            (row.get(C.ONNX_OP), str(row.get(C.ONNX_INDEX))) if onnx and onnx_op_ in row else None,
+            row[message_],
             explanation_id,
             explanation_id in shown,
         )
@@ -176,7 +180,11 @@ def format_failures(
             bodies.put(key, body)
         elif explanation_id:
             shown.add(explanation_id)
-        out.append(body)
+        # the header line and the block after it (one list item: joined by newlines the same)
+        if log_ in row:
+            out.append(f"{row[log_]}  line {row[line_]}  {tail}\n{body}")
+        else:
+            out.append(f"line {row[line_]}  {tail}\n{body}")
     if not count:
         return "no failures found\n"
     out.append(f"{count} failure rows, {fatal} fatal, {len(named)} distinct layers named")
