@@ -12,6 +12,7 @@ import re
 from collections import Counter, defaultdict
 from pathlib import Path
 
+import corpus_counts
 import pytest
 
 from trtsafe_lab.logs.categories import CATEGORY_RULES, WARNING_CATEGORIES
@@ -165,3 +166,11 @@ def test_separate_from_the_shared_corpus(corpus_dir: Path) -> None:
     shared_bodies = {p.read_bytes() for p in shared.glob("*.log")}
     assert shared_bodies
     assert not shared_bodies & {(CASES / row["file"]).read_bytes() for row in ROWS}
+
+
+def test_readme_counts_are_current() -> None:
+    """The README's whole-corpus count tables are generated; rerun the script when rows change."""
+    readme = corpus_counts.README.read_text(encoding="utf-8")
+    assert corpus_counts.current_block(readme) == corpus_counts.block(corpus_counts.rows()), (
+        "tests/data/logs/README.md counts are stale: run `python tests/corpus_counts.py --write`"
+    )

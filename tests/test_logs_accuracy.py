@@ -25,8 +25,10 @@ from trtsafe_lab.logs.scoring import (
 PROJECT = Path(__file__).parent / "data" / "logs"
 SETASIDE_EXACT_FLOOR = 0.95  # issue 11
 # Measured by the lead once the rules were frozen (benchmarks/results/failure_accuracy_*.json),
-# per collection batch: (cases, exact). Batch 1 was 50/58 with the rules of the first round.
-SETASIDE_FROZEN = {"setaside-b1": (58, 53), "setaside-b2": (52, 44)}
+# per collection batch: (cases, exact). Batch 1 was 50/58 with the rules of the first round and
+# 53/58 with the second's; batch 2 44/52 with the second's; batch 3 was scored once, after this
+# round's rules were frozen (failure_accuracy_20261201T220159Z.json).
+SETASIDE_FROZEN = {"setaside-b1": (58, 55), "setaside-b2": (52, 47), "setaside-b3": (60, 54)}
 
 
 def _failures(path: Path) -> pd.DataFrame:
@@ -87,10 +89,10 @@ def test_shared_corpus_stays_exact(
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "issue 11's floor is not met: set-aside exact match was 97/110 (88.2%; batch 1 53/58, "
-    "batch 2 44/52) when the rules of the second round were frozen on 2026-12-01; the rules "
-    "are not tuned on set-aside cases, so issue 11 stays open. strict: when the floor is met "
-    "this xfail fails, and the marker must go."))
+    "issue 11's floor is not met: set-aside exact match was 156/170 (91.8%; batch 1 55/58, "
+    "batch 2 47/52, batch 3 54/60) when the rules of the third round were frozen on "
+    "2026-12-01; the rules are not tuned on set-aside cases, so issue 11 stays open. strict: "
+    "when the floor is met this xfail fails, and the marker must go."))
 def test_setaside_split_meets_the_floor(
     scored: tuple[dict[str, dict[str, Any]], list[CaseResult]],
 ) -> None:

@@ -2,9 +2,11 @@
 
 Users paste logs into issues as markdown: every line quoted (``> ``), in bold (``**...**``), in
 single backticks, indented four spaces (a code block without a fence), with Windows line ends or
-trailing spaces. Every train case of ``tests/data/logs`` (never a set-aside one) and every shared
-case whose ground truth names layers is read wrapped each way: the failure table must blame the
-same layers with the same category and fatal flag as the log read as it was published.
+trailing spaces, double-spaced (a blank line after each), or the whole log twice. Every train
+case of ``tests/data/logs`` (never a set-aside one) and every shared case whose ground truth
+names layers is read wrapped each way: the failure table must blame the same layers with the
+same category and fatal flag as the log read as it was published.
+
 Indented four spaces, a record's continuation lines lose the indentation its first line had:
 deeper indentation stays, since it is how a record nests a data dump (``    stuffed_dims:
 [8,16]`` under ``Tensor 0:`` in n215, never a ``NAME:`` clause).
@@ -26,17 +28,27 @@ WRAPPERS: dict[str, Callable[[str], str]] = {
     "crlf": lambda line: line + "\r",
     "trailing-spaces": lambda line: line + "   ",
 }
+# whole-text variants: a paste doubled, a log double-spaced
+WHOLE: dict[str, Callable[[str], str]] = {
+    "twice": lambda text: text + ("" if text.endswith("\n") else "\n") + text,
+    "double-spaced": lambda text: "\n\n".join(text.split("\n")),
+}
 KNOWN_GAPS: set[tuple[str, str]] = set()
 
 
-@pytest.mark.parametrize("wrapper", sorted(WRAPPERS))
+def _wrapped(wrapper: str, text: str) -> str:
+    if wrapper in WHOLE:
+        return WHOLE[wrapper](text)
+    return "\n".join(WRAPPERS[wrapper](line) for line in text.split("\n"))
+
+
+@pytest.mark.parametrize("wrapper", sorted(WRAPPERS) + sorted(WHOLE))
 def test_wrapped_lines_are_read_alike(corpus_dir: Path, wrapper: str) -> None:
-    wrap = WRAPPERS[wrapper]
     failures = []
     gaps = set()
     for case_id, path, _ in named_cases(corpus_dir):
         text = path.read_bytes().decode("utf-8", "surrogateescape")
-        wrapped = "\n".join(wrap(line) for line in text.split("\n"))
+        wrapped = _wrapped(wrapper, text)
         before, after = read_layers(text), read_layers(wrapped)
         if after == before:
             continue

@@ -22,8 +22,8 @@ UNTAGGED_ERROR = re.compile(
     # errors without a severity: "Layer: X's output can not be used as shape tensor.")
     r"|\bcan ?not be\b|\bcannot be\b|\bmust not be\b|\bmust have distinct\b|^Unsupported\b"
     r"|\bbut \d{1,20} (?:was|were) expected\b|Assertion `"
-    # an uncaught C++ exception, Torch-TensorRT's conversion error printed without its logger tag
-    r"|^terminate called after throwing|^Unable to convert node: "
+    # Torch-TensorRT's conversion error printed without its logger tag
+    r"|^Unable to convert node: "
     # the last line of a Python traceback / a thrown C++ error ("RuntimeError: [Error thrown
     # at core/conversion/conversion.cpp:125] ...", Torch-TensorRT's TORCHTRT_CHECK)
     r"|^(?:[A-Za-z_][\w.]{0,80}\.)?[A-Z]\w{0,60}(?:Error|Exception): "

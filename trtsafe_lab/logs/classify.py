@@ -247,8 +247,12 @@ def examine(record: Record, state: ParseState) -> LogFacts:
             and text.rstrip().endswith(_WRAPPED_ENDINGS)
             and _WRAPPED_BEFORE_NAME.search(text)
         ):
-            # a hard-wrapped message: the name stands alone on the next line
-            named = state.names_of(text.rstrip() + " " + record.lines[index + 1][1].strip())
+            # a hard-wrapped message: the name stands alone on the next line (the next one
+            # that is not blank: a paste may double-space the log)
+            following = next(
+                (t for _, t in record.lines[index + 1 : index + 3] if t.strip()), ""
+            )
+            named = state.names_of(text.rstrip() + " " + following.strip())
         for name, category in named:
             if name not in seen:
                 seen.add(name)

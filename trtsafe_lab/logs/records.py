@@ -88,7 +88,7 @@ _MID_LINE_RECORD = re.compile(r"\s(?=\[(?:" + _DATE_TIME + "|" + _TIME + r")\] \
 # Untagged lines that nevertheless start a record of their own.
 _STANDALONE = re.compile(
     r"While parsing node number|^In node \d|^Traceback \(most recent call last\)|^&&&& "
-    r"|^Error: |^Error\[\d{1,9}\]: |^Segmentation fault"
+    r"|^Error: |^Error\[\d{1,9}\]: |^Segmentation fault|^terminate called after throwing"
     # TensorRT's own error, even indented under an application's exception message
     r"|^(?:I[A-Z]\w{0,60}::\w{1,80}: )?Error Code:? \d{1,9}: "
     # glibc's assert message: the process dies ("trtexec: graph.cpp:1059: f(): Assertion `x'")
