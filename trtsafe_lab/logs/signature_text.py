@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from trtsafe_lab.logs.categories import CATEGORY_RULES
+from trtsafe_lab.logs.categories import rule_category
 from trtsafe_lab.logs.name_grammar import leading_name, positional_names
 from trtsafe_lab.logs.name_tokens import name_token
 
@@ -185,11 +185,6 @@ def _records(message: str) -> list[str]:
     return records
 
 
-def _category(text: str) -> str:
-    """The category :data:`~trtsafe_lab.logs.categories.CATEGORY_RULES` gives one record's text."""
-    return next((name for name, pattern in CATEGORY_RULES if pattern.search(text)), "")
-
-
 def _finding_record(message: str, names: list[str], category: str) -> str:
     """The record of a message that holds its finding, whitespace runs made single spaces.
 
@@ -202,7 +197,7 @@ def _finding_record(message: str, names: list[str], category: str) -> str:
     if len(records) > 1:
         chosen = next((r for name in names if name for r in records if name in r), "")
         if not chosen and category:
-            chosen = next((r for r in records if _category(r) == category), "")
+            chosen = next((r for r in records if rule_category(r) == category), "")
         message = chosen or records[0]
     return " ".join(message.split())
 
