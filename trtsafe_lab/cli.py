@@ -21,7 +21,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from trtsafe_lab import __version__
+from trtsafe_lab import __version__, paths
 from trtsafe_lab._optional import MissingDependencyError
 from trtsafe_lab.errors import UsageError
 
@@ -218,14 +218,12 @@ def _reconfigure_streams() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; when it fails, output folders it created up front and left empty are
     removed again (a refused or failed run leaves no empty folders behind)."""
-    paths = sys.modules.get("trtsafe_lab.paths")  # loaded once paths are checked (not by --help)
-    mark = paths.created_mark() if paths is not None else 0  # a notebook may have made some
+    mark = paths.created_mark()  # a notebook in this process may have made some already
     code = 1
     try:
         code = _main(argv)
     finally:
-        paths = sys.modules.get("trtsafe_lab.paths")
-        if code != 0 and paths is not None:
+        if code != 0:
             paths.remove_empty_created(mark)
     return code
 
