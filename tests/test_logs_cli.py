@@ -107,3 +107,28 @@ def test_blas_threads_limited_only_when_the_user_did_not_choose(
     assert main(["failures", str(log)]) == 0
     assert os.environ["OPENBLAS_NUM_THREADS"] == "8"
     capsys.readouterr()
+
+
+def test_logs_are_opened_one_at_a_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a shell glob of thousands of logs must not hold them all open (file descriptors run out)
+    from trtsafe_lab.logs import scan
+
+    opened: list[object] = []
+    open_log = scan.open_log
+
+    def tracked(path: object) -> object:
+        assert all(handle.closed for handle in opened)  # type: ignore[attr-defined]
+        opened.append(open_log(path))  # type: ignore[arg-type]
+        return opened[-1]
+
+    monkeypatch.setattr(scan, "open_log", tracked)
+    logs = []
+    for index in range(3):
+        logs.append(tmp_path / f"build{index}.log")
+        logs[-1].write_text(f"[12/01/2026-10:00:00] [E] [TRT] Error Code 4: failed {index}\n")
+    for fmt in ("table", "json"):
+        opened.clear()
+        assert main(["failures", "--format", fmt, *map(str, logs)]) == 0
+        assert len(opened) == 3 and "failed 2" in capsys.readouterr().out

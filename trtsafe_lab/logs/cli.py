@@ -41,7 +41,9 @@ def _cli(args: argparse.Namespace) -> int:
             if not args.group and args.format != "csv":
                 # Rows formatted as the scan gives them (while its worker still reads); printed
                 # when all are formatted, so a log that cannot be read leaves no partial table.
-                streams = [iter_failures(path) for path in args.logs]  # each opened here
+                # each log opened when the one before is done (not all at once: a shell glob
+                # of thousands of logs would run out of file descriptors)
+                streams = (iter_failures(path) for path in args.logs)
                 _emit_rows(_table_rows(streams, args.logs), args)
                 return 0
             for path in args.logs:
