@@ -14,7 +14,11 @@ import itertools
 import re
 
 from trtsafe_lab.logs.layer_names import SAFETY
-from trtsafe_lab.logs.name_tokens import looks_like_strong_name
+from trtsafe_lab.logs.name_tokens import (
+    NATIVE_SOURCE_EXTENSION,
+    SOURCE_EXTENSION,
+    looks_like_strong_name,
+)
 
 UNTAGGED_ERROR = re.compile(
     r"Error Code:? \d{1,9}: |\bError\[\d{1,9}\]: "
@@ -28,7 +32,7 @@ UNTAGGED_ERROR = re.compile(
     # at core/conversion/conversion.cpp:125] ...", Torch-TensorRT's TORCHTRT_CHECK)
     r"|^(?:[A-Za-z_][\w.]{0,80}\.)?[A-Z]\w{0,60}(?:Error|Exception): "
     # TensorRT 5-7's own form: "../builder/tacticOptimizer.cpp (3142) - Misc Error in f: -1 (...)"
-    r"|\.(?:cpp|cc|cu|h) \(\d{1,9}\) - [\w ]{0,40}Error in "
+    rf"|\.{NATIVE_SOURCE_EXTENSION} \(\d{{1,9}}\) - [\w ]{{0,40}}Error in "
 )
 TACTIC_CONTENT = re.compile(r"Autotuner|[Ss]kipping tactic|computeCosts|getBestTactic")
 RUNTIME_CONTENT = re.compile(
@@ -173,7 +177,7 @@ PHASE_BY_CATEGORY = {
 
 # Where TensorRT raised it, when the wording says nothing: the builder's shape analyzer
 # ("[graphShapeAnalyzer.cpp::...::analyzeShapes::2084] ... (ITopKLayer /TopK: K exceeds ...)")
-_CODE_FILE = re.compile(r"\.(?:cpp|cc|cu|h|hpp|py)\b")
+_CODE_FILE = re.compile(rf"\.{SOURCE_EXTENSION}\b")
 _SHAPE_LOCATION = re.compile(r"[Ss]hapeAnalyzer|analyzeShapes|shapeMachine|ShapeNodeRemover")
 MAX_RULE_MATCHES = 16  # matches of one category rule looked at in one message
 

@@ -5,22 +5,28 @@ from __future__ import annotations
 
 import re
 
+from trtsafe_lab.logs.name_tokens import ERROR_CODE_WRAPPER, NATIVE_SOURCE_EXTENSION
 from trtsafe_lab.logs.records import Record
 
 _ERROR_CODE = re.compile(
-    r"Error Code:? (?P<code>\d{1,9}): (?:(?P<name>[A-Za-z][\w ]{0,60}?) \(|(?=Skipping))"
-    r"|Error\[(?P<bracket>\d+)\]: "
+    ERROR_CODE_WRAPPER
+    + r"|Error Code:? (?P<bare>\d{1,9}): (?=Skipping)|Error\[(?P<bracket>\d+)\]: "
 )
 _LOCATIONS = (
-    re.compile(r"ERROR: (?P<loc>\S{1,300}\.(?:cpp|cc|hpp|h):\d+) In function (?P<func>\w{1,200}):"),
     re.compile(
-        r"\[(?P<loc>[\w./\\-]{1,300}\.(?:cpp|cc|cu|h|hpp)::(?P<func>[\w:~]{1,300})::\d+)\]"
+        rf"ERROR: (?P<loc>\S{{1,300}}\.{NATIVE_SOURCE_EXTENSION}:\d+)"
+        r" In function (?P<func>\w{1,200}):"
     ),
-    re.compile(r"\[(?P<loc>[\w./\\-]{1,300}\.(?:cpp|cc|h|hpp):(?P<func>\w{1,200}):\d+)\]"),
+    re.compile(
+        rf"\[(?P<loc>[\w./\\-]{{1,300}}\.{NATIVE_SOURCE_EXTENSION}::(?P<func>[\w:~]{{1,300}})::\d+)\]"
+    ),
+    re.compile(rf"\[(?P<loc>[\w./\\-]{{1,300}}\.{NATIVE_SOURCE_EXTENSION}:(?P<func>\w{{1,200}}):\d+)\]"),
     re.compile(r"In (?P<func>[\w:~]{1,300}) at (?P<loc>\S{1,300}:\d+)"),
 )
 # A bare "file.cpp:NN" / "file.cpp (NN)" location: found from its extension, then walked back.
-_EXTENSION = re.compile(r"\.(?:cpp|cc|h|hpp)(?::\d+| \(\d+\))(?:[: ]+In function (\w{1,200}))?")
+_EXTENSION = re.compile(
+    rf"\.{NATIVE_SOURCE_EXTENSION}(?::\d+| \(\d+\))(?:[: ]+In function (\w{{1,200}}))?"
+)
 _PATH_TAIL = re.compile(r"[\w./\\:-]{1,300}$")
 _API = re.compile(r"(?P<func>I[A-Z]\w{0,80}::\w{1,80}): ")
 
@@ -30,12 +36,12 @@ def error_code(record: Record, message: str) -> tuple[int | None, str]:
     (...)`` -> ``(4, "Internal Error")``; ``Error[N]:`` of trtexec), else the prefix's number."""
     match = _ERROR_CODE.search(message)
     if match is not None:
-        code = match.group("code") or match.group("bracket")
-        name = match.group("name") or ""
+        code = match.group("code") or match.group("bare") or match.group("bracket")
+        name = match.group("kind") or ""
         if match.group("bracket") and not name:
             inner = _ERROR_CODE.search(message, match.end())
-            if inner is not None and inner.group("name"):
-                name = inner.group("name")
+            if inner is not None and inner.group("kind"):
+                name = inner.group("kind")
         return int(code), name.strip()
     return record.prefix.error_number, ""
 

@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable
 
 from trtsafe_lab.logs.name_tokens import (
+    ERROR_CODE_OPEN,
     MAX_MATCHES,
     MAX_NAME_CHARS,
     closing_quote,
@@ -41,7 +42,6 @@ _SHAPE_PHRASE = re.compile(
 # Predicates that follow the layer they are about ("Assertion !layerImpls.empty() failed.
 # /motion_head/Atan has no runners that implement it"): the name is the clause before them.
 _NO_RUNNERS = re.compile(r" has no runners that implement it")
-_ERROR_CODE_OPEN = re.compile(r"Error Code \d+: [^(]{0,200}\(")
 _LEADING_LOCATION = re.compile(r"^(?:\d{1,2}: )?(?:\[[^\]]{0,300}::[^\]]{0,300}\] )?")
 _NAME = f"(?P<name>.{{1,{MAX_NAME_CHARS}}}?)"  # a name that the words after it end
 _DLA_FALLBACK = (
@@ -89,7 +89,7 @@ def _shape_names(text: str, phrase: re.Pattern[str] = _SHAPE_PHRASE) -> list[str
     found = []
     for match in itertools.islice(phrase.finditer(text), MAX_MATCHES):
         before = text[max(0, match.start() - MAX_NAME_CHARS) : match.start()]
-        starts = [opened.end() for opened in _ERROR_CODE_OPEN.finditer(before)]
+        starts = [opened.end() for opened in ERROR_CODE_OPEN.finditer(before)]
         start = starts[-1] if starts else 0
         candidate = _LEADING_LOCATION.sub("", before[start:]).strip()
         if candidate.startswith("(") and candidate.count("(") > candidate.count(")"):

@@ -24,6 +24,7 @@ import re
 from trtsafe_lab.logs.name_tokens import (
     MAX_MATCHES,
     REASON_OPEN,
+    SOURCE_EXTENSION,
     TORCH2TRT,
     closing_quote,
     is_api_or_enum,
@@ -65,8 +66,8 @@ _LABEL_ANYWHERE = re.compile(r"(?<![\w.:])(?:\w{1,40}_)?(?:[Ll]ayer|[Nn]ode):(?!
 # PyTorch", "deconvolution 'X' is not supported ... Falling back to PyTorch.")
 REFUSAL = re.compile(r"converter rejected node |[Ff]alling back to PyTorch|will run in PyTorch")
 _REFUSED_NODE = re.compile(r"\b[Nn]ode (?=\S)|'(?=[^'\s]{1,4096}')")
-_LOCATION = re.compile(r"\[[^\]\s]{1,300}(?:::|\.(?:cpp|cc|cu|h|hpp):)[^\]\s]{0,300}\] ")
-_PROGRAM_THEN_SOURCE = re.compile(r": \S{1,300}\.(?:c|cc|cpp|cu|h|hpp|py):\d{1,9}: ")
+_LOCATION = re.compile(rf"\[[^\]\s]{{1,300}}(?:::|\.{SOURCE_EXTENSION}:)[^\]\s]{{0,300}}\] ")
+_PROGRAM_THEN_SOURCE = re.compile(rf": \S{{1,300}}\.{SOURCE_EXTENSION}:\d{{1,9}}: ")
 _LOGGER_TAG = re.compile(r"\[(?:TRT|TensorRT)\] ")
 _CODE_PREFIX = re.compile(r"(?:\d{1,3}: |Error\[\d{1,3}\]: )")
 _INTERFACE = re.compile(r"I[A-Z][A-Za-z]{0,60}Layer ")

@@ -28,14 +28,25 @@ TORCH2TRT = re.compile(r"\[[A-Z][A-Z0-9_]{0,40} #\d{1,9}\] ")
 # Paddle Inference names its TensorRT layers "op_type (Output: output_var)"
 _PADDLE_TRT = re.compile(r"[a-z][a-z0-9_]{0,60} \(Output: [^()\s]{1,300}\)")
 _UNNAMED = re.compile(r"\(Unnamed Layer\* \d{1,9}\) \[[\w ]{1,40}\]")
+# The extensions of source files named in log locations, as regex alternations (every logs
+# module reads a source file with one of these two): native sources, where TensorRT, its parsers
+# and the C/C++ tools raise an error ("[optimizer.cpp::computeCosts::2011]", "builder.cpp:609",
+# "trt_engine_op.cc:123", glibc's "demo.c:31: f(): Assertion"), and any source, Python's too
+# (a Python logger's own "logging.py:24" says who printed a message, not where it was raised).
+_NATIVE_EXTENSIONS = ("cpp", "cc", "cu", "c", "hpp", "h")
+NATIVE_SOURCE_EXTENSION = "(?:" + "|".join(_NATIVE_EXTENSIONS) + ")"
+SOURCE_EXTENSION = "(?:" + "|".join((*_NATIVE_EXTENSIONS, "py")) + ")"
+# TensorRT's error wrapper "Error Code 4: Internal Error (reason)" (a logger may print "Error
+# Code: 4:"), up to its opening parenthesis: groups ``code`` and ``kind`` (the error's family,
+# "Internal Error", "API Usage Error", ...). One pattern text for every module that reads it.
+ERROR_CODE_WRAPPER = r"Error Code:? (?P<code>\d{1,9}): (?P<kind>[A-Za-z][\w ]{0,60}?) \("
+ERROR_CODE_OPEN = re.compile(ERROR_CODE_WRAPPER)
 # the reason in parentheses: "Error Code 4: Internal Error (...)", TensorRT 7's "file.cpp (114)
 # - Myelin Error in addNodeToMyelinGraph: 0 (...)"
-REASON_OPEN = re.compile(
-    r"Error Code \d{1,9}: [A-Za-z][\w ]{0,60}? \(|Error in \w{1,200}: -?\d{1,9} \("
-)
+REASON_OPEN = re.compile(ERROR_CODE_WRAPPER + r"|Error in \w{1,200}: -?\d{1,9} \(")
 # an API function or enum value, never a layer: IBuilder::buildSerializedNetwork, UNSUPPORTED_STATE
 _API_OR_ENUM = re.compile(r"(?:nvinfer1::)?I[A-Z]\w{0,80}::|[A-Z][A-Z0-9_]{0,80}$")
-_SOURCE_FILE = re.compile(r"\.(?:cpp|cc|cu|h|hpp|py)(?::\d+|\(\d+\))?$")  # "f.cpp(64)" too
+_SOURCE_FILE = re.compile(rf"\.{SOURCE_EXTENSION}(?::\d+|\(\d+\))?$")  # "f.cpp(64)" too
 _NUMBERISH = re.compile(r"^[+-]?(?:0x[0-9a-fA-F]+|[\d.,:x*-]+)$")  # "+0800" (a UTC offset) too
 # a PyTorch module path ("backbone.layer7.0.conv1"): identifiers and indices joined by dots
 _MODULE_PATH = re.compile(r"[A-Za-z_]\w{0,80}(?:\.(?:[A-Za-z_]\w{0,80}|\d{1,9})){1,32}")

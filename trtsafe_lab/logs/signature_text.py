@@ -23,14 +23,20 @@ from typing import Any
 
 from trtsafe_lab.logs.categories import rule_category
 from trtsafe_lab.logs.name_grammar import leading_name, positional_names
-from trtsafe_lab.logs.name_tokens import name_token
+from trtsafe_lab.logs.name_tokens import (
+    ERROR_CODE_WRAPPER,
+    NATIVE_SOURCE_EXTENSION,
+    SOURCE_EXTENSION,
+    name_token,
+)
 
 MAX_SIGNATURE_CHARS = 600  # a signature keeps the start of a long message
 
 _PATH = re.compile(r"(?<![\w:])(?:[A-Za-z]:)?(?:[\w.~-]{0,200}[/\\]){1,64}(?P<base>[\w.~-]{1,200})")
-_WRAPPER = re.compile(r"Error Code:? \d{1,9}: (?:[A-Za-z][\w ]{0,60}? (?P<paren>\())?")
+# "Error Code N: Kind (" (group ``kind``: the reason is in parentheses), or a bare "Error Code N: "
+_WRAPPER = re.compile(ERROR_CODE_WRAPPER + r"|Error Code:? \d{1,9}: ")
 _SUFFIX_LOCATION = re.compile(r"\.? In [\w:~<>]{1,200} at [\w./\\-]{1,300}:\d{1,9}")
-_SOURCE_FILE = re.compile(r"\.(?:cpp|cc|cu|h|hpp|py)$")
+_SOURCE_FILE = re.compile(rf"\.{SOURCE_EXTENSION}$")
 _TIME = r"(?:\d{1,4}[/-]\d{1,2}[/-]\d{1,4}[-T ])?\d{1,2}:\d{2}:\d{2}(?:[.,]\d{1,9})?"
 _SEVERITY = (
     r"(?:ERROR|WARNING|WARN|INFO|VERBOSE|DEBUG|FATAL|INTERNAL_ERROR"
@@ -55,7 +61,8 @@ _LOGGER_TOKEN = re.compile(
     r"|[EWIF]\d{4} (?=\d)"
     r"|[EWIF] (?=[\w./-]{1,300}\.\w{1,4}:\d{1,9}\] )"
     r"|\d{1,9} (?=[\w./-]{1,300}\.\w{1,4}:\d{1,9}\] )"
-    r"|[\w./\\-]{1,300}\.(?:cpp|cc|cu|h|hpp|py)(?::\d{1,9}|\(\d{1,9}\))(?:::\w{1,100})?[\]:]?(?=\s)"
+    r"|[\w./\\-]{1,300}\." + SOURCE_EXTENSION
+    + r"(?::\d{1,9}|\(\d{1,9}\))(?:::\w{1,100})?[\]:]?(?=\s)"
     r"|(?:TRT|TensorRT|NVInfer|TRTLLM|TRT-LLM|TF-TRT(?: Warning| Error| Info)?): "
     r"|DefaultLogger "
     r"|- "
@@ -93,7 +100,9 @@ _INVALID_NODE_TEXT = "Invalid Node - "
 # "tacticOptimizer.cpp (N) - TRTInternal Error in computeCosts: 0 (Could not find any ...)",
 # "safeRuntime.cpp (25) - Cuda Error in allocate: 2 (out of memory)" (the reason is kept)
 _LEGACY_WRAPPER = re.compile(
-    r"(?:[A-Za-z]:)?(?:[\w./\\-]{0,300}[/\\])?[\w.]{1,200}\.(?:cpp|cc|cu|h|hpp) \(\d{1,9}\) - "
+    r"(?:[A-Za-z]:)?(?:[\w./\\-]{0,300}[/\\])?[\w.]{1,200}\."
+    + NATIVE_SOURCE_EXTENSION
+    + r" \(\d{1,9}\) - "
     r"[\w ]{0,60}?"
     r"(?:Error|Assertion Error) in \S{1,300}?: (?P<paren>-?\d{1,9} \()?"
 )
@@ -154,7 +163,7 @@ def _reason(message: str) -> str:
         if wrapper is None:
             break
         text = text[wrapper.end() :]
-        if wrapper.group("paren"):
+        if wrapper.group("kind"):
             closing = _closing(text)
             text = text[:closing] if closing >= 0 else text
     text = _SUFFIX_LOCATION.sub("", text).strip()
@@ -231,7 +240,9 @@ _KEEP = re.compile(r"Error Code \d{1,9}|Error\[\d{1,9}\]")
 _RULES: tuple[tuple[re.Pattern[str], Any], ...] = (
     # a source location keeps file and function, not the namespaces (MSVC prints them) or line
     (
-        re.compile(r"\[(\w{1,100}\.(?:cpp|cc|cu|h|hpp))::(?:[^\]\s]{0,300}::)?(\w{1,100})::\d{1,9}\]"),
+        re.compile(
+            rf"\[(\w{{1,100}}\.{NATIVE_SOURCE_EXTENSION})::(?:[^\]\s]{{0,300}}::)?(\w{{1,100}})::\d{{1,9}}\]"
+        ),
         r"[\1::\2::<n>]",
     ),
     (re.compile(r"'[^'\n]{0,512}'|\"[^\"\n]{0,512}\""), "<name>"),
