@@ -136,3 +136,31 @@ def test_tensorrt_llm_plugin_layer_named_in_the_reason() -> None:
     assert named["layer"] == "LLaMAForCausalLM/layers/0/attention/PLUGIN_V2_GPTAttention_0"
     assert (named["category"], bool(named["fatal"])) == ("plugin", True)
     assert named["explanation_id"] == "no-supported-formats"
+
+
+def test_a_name_inside_a_found_name_is_a_member_of_it() -> None:
+    """The grammar's candidates are checked against the record's names found so far: a member of
+    a fused name the record prints whole is no layer of its own; another name is."""
+    head = "[12/01/2026-10:00:00] [E] [TRT] 10: Could not find any implementation for node "
+    text = head + "Conv_1 + Relu_2.\n    failed at layer Conv_1\n    failed at layer Add_3\n"
+    assert list(analyze_log(text.encode()).failures["layer"]) == ["Conv_1 + Relu_2", "Add_3"]
+
+
+def test_a_record_of_many_long_names_keeps_each_once() -> None:
+    """The membership check is bounded (classify.MAX_CONTAINING_CHARS of the found names are
+    searched): a record whose names run past it still reads each distinct name once, and a
+    member of the first name is still dropped."""
+    from trtsafe_lab.logs.classify import MAX_CONTAINING_CHARS
+    from trtsafe_lab.logs.records import MAX_CONTINUATION
+
+    long = "/" + "/".join(f"block{k}" for k in range(40))
+    names = [f"{long}/Conv_{i}" for i in range(MAX_CONTINUATION - 2)]
+    assert sum(map(len, names)) > MAX_CONTAINING_CHARS
+    text = (
+        "[12/01/2026-10:00:00] [E] [TRT] 10: Could not find any implementation for node "
+        "Conv_1 + Relu_2.\n"
+        + "".join(f"    failed at layer {name}\n" for name in names + names[:3])
+        + "    failed at layer Relu_2\n"
+    )
+    layers = list(analyze_log(text.encode()).failures["layer"])
+    assert layers == ["Conv_1 + Relu_2", *names]

@@ -154,6 +154,9 @@ def _may_name_layers(severity: str, category: str) -> bool:
     )
 
 
+MAX_CONTAINING_CHARS = 1 << 16  # characters of a record's found names a candidate is sought in
+
+
 def _grammar_names(
     record: Record, findings: list[LogFinding], seen: set[str], state: ParseState
 ) -> list[str]:
@@ -164,19 +167,28 @@ def _grammar_names(
     parseInput for node input_1", one of the last :data:`MAX_RECENT_NAMES` such inputs).
     """
     tensors: list[str] = []
+    tensor_set: set[str] = set()
     inputs: list[str] = []
+    # A candidate inside a name already found (a member of a fused name the record prints whole)
+    # is part of that name: one substring search in the found names joined by newlines (no name
+    # holds one), not one per name; the joined text keeps the first MAX_CONTAINING_CHARS
+    # characters, so each search is bounded (past it, only equal names are dropped).
+    containing = "\n".join(sorted(seen))[:MAX_CONTAINING_CHARS]
     for line_no, text in record.lines:
         line_tensors, candidates, line_category = state.grammar_of(text)
         for tensor in line_tensors:
-            if tensor not in tensors:
+            if tensor not in tensor_set:
+                tensor_set.add(tensor)
                 tensors.append(tensor)
         if "Input for node" in text:
             inputs.extend(line_tensors)
         for name in candidates:
             if state.input_nodes and name in state.input_nodes:
                 continue
-            if name not in tensors and not any(name in found for found in seen):
+            if name not in tensor_set and name not in seen and name not in containing:
                 seen.add(name)
+                if len(containing) < MAX_CONTAINING_CHARS:
+                    containing = f"{containing}\n{name}"[:MAX_CONTAINING_CHARS]
                 # the category its own line implies ("X: inputs must have the same shape")
                 findings.append(LogFinding(name, line_no, line_category))
     for name in inputs:  # a new tuple (hashable: the record cache keys readings on it)
