@@ -206,6 +206,71 @@ def test_importer_node_on_a_continuation_line_before_a_bare_header(tmp_path: Pat
     }
 
 
+# Batch-4 train cases (named) follow; each line is a real line with another name put in.
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (  # n651: PyTorch's IR has no schema for a TorchScript node; the "Node: " label
+            "RuntimeError: \nSchema not found for node. File a bug report.\n"
+            "Node: %7 : int = aten::floor_divide(%5, %6)\n\nInput types:int, int\n",
+            {("%7 : int = aten::floor_divide(%5, %6)", "parser-error", True)},
+        ),
+        (  # n653: the same error in pytest's short test summary line
+            "=========================== short test summary info ============================\n"
+            "FAILED models/test_models.py::TestModels::test_bert - RuntimeError: \n"
+            "Schema not found for node. File a bug report.\n"
+            "Node: %69 : int = aten::add(%58, %6, %2)\n",
+            {("%69 : int = aten::add(%58, %6, %2)", "parser-error", True)},
+        ),
+        (  # n654: TF-TRT's logger prints its name, "DefaultLogger", before TensorRT's message
+            "2020-04-13 17:11:35.407792: E tensorflow/compiler/tf2tensorrt/utils/trt_logger.cc:"
+            "41] DefaultLogger conv_7/Conv2D: at least three non-batch dimensions are required "
+            "for input\n",
+            {("conv_7/Conv2D", "shape", True)},
+        ),
+        (  # n661, n668: TF-TRT's segmenter leaves a node to TensorFlow (segment.cc, VLOG(1));
+            # an accepted candidate is no finding, and neither is a quote in the reason
+            "2020-03-15 13:50:24.967222: I tensorflow/compiler/tf2tensorrt/segment/segment.cc:"
+            "447] Accepted as a TF-TRT candidate, (Op type: Const), (Op name: bn1/Const\n"
+            "2020-03-15 13:50:24.967573: I tensorflow/compiler/tf2tensorrt/segment/segment.cc:"
+            "439] Not a TF-TRT candidate, (Op type: FusedBatchNormV2), (Op name: bn1/FBN), "
+            "(Reason: Unimplemented: 'FusedBatchNormV2' only supports data_format=NCHW, at "
+            "bn1/FBN)\n"
+            "2020-03-15 13:50:24.967574: I tensorflow/compiler/tf2tensorrt/segment/segment.cc:"
+            "439] Not a TF-TRT candidate, (Op type: Identity), (Op name: out), (Reason: "
+            "excluded by segmenter option)\n",
+            {("bn1/FBN", "parser-unsupported", False), ("out", "parser-unsupported", False)},
+        ),
+        (  # n667: TensorRT 9's scratch-space check names the plugin node after "plugin node"
+            "[12/29/2023-02:37:01] [TRT] [E] 4: Internal error: plugin node Model/layers/3/mlp/"
+            "PLUGIN_V2_MoE_3 requires 3990561489024 bytes of scratch space, but only "
+            "25393692672 is available.\n",
+            {("Model/layers/3/mlp/PLUGIN_V2_MoE_3", "out-of-memory", True)},
+        ),
+        (  # n662: the converter's thrown error names the node and states no reason; the
+            # parameter check TensorRT failed just before gives it (C++ terminate: an error)
+            "ERROR: [TRTorch Conversion Context] - Parameter check failed at: ../builder/"
+            "Network.cpp::addPoolingNd::690, condition: allDimsGtEq(windowSize, 1)\n"
+            "terminate called after throwing an instance of 'trtorch::Error'\n"
+            "  what():  [enforce fail at core/conversion/converters/impl/pooling.cpp:92] "
+            "Expected new_layer to be true but got false\n"
+            "Unable to create average pooling layer from node: %x.3 : Tensor = aten::"
+            "adaptive_avg_pool2d(%4, %6) # /usr/lib/python3.6/torch/nn/functional.py:889:0\n",
+            {(
+                "%x.3 : Tensor = aten::adaptive_avg_pool2d(%4, %6) # /usr/lib/python3.6/"
+                "torch/nn/functional.py:889:0",
+                "api-usage",
+                True,
+            )},
+        ),
+    ],
+)
+def test_batch4_reading_rules(
+    tmp_path: Path, text: str, expected: set[tuple[object, object, object]]
+) -> None:
+    assert _both(tmp_path, text) == expected
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -26,11 +26,16 @@ UNTAGGED_ERROR = re.compile(
     # errors without a severity: "Layer: X's output can not be used as shape tensor.")
     r"|\bcan ?not be\b|\bcannot be\b|\bmust not be\b|\bmust have distinct\b|^Unsupported\b"
     r"|\bbut \d{1,20} (?:was|were) expected\b|Assertion `"
+    # the C++ runtime's last words when an exception escapes (a converter's thrown error)
+    r"|^terminate called after throwing\b"
+    # pytest's short test summary "FAILED tests/x.py::test_y - RuntimeError: " (any line)
+    r"|(?:^|\n)FAILED \S{1,500} - (?:[A-Za-z_][\w.]{0,80}\.)?[A-Z]\w{0,60}(?:Error|Exception):"
+    r"(?=\s|$)"
     # Torch-TensorRT's conversion error printed without its logger tag
     r"|^Unable to convert node: "
     # the last line of a Python traceback / a thrown C++ error ("RuntimeError: [Error thrown
     # at core/conversion/conversion.cpp:125] ...", Torch-TensorRT's TORCHTRT_CHECK)
-    r"|^(?:[A-Za-z_][\w.]{0,80}\.)?[A-Z]\w{0,60}(?:Error|Exception): "
+    r"|^(?:[A-Za-z_][\w.]{0,80}\.)?[A-Z]\w{0,60}(?:Error|Exception):(?=\s|$)"
     # TensorRT 5-7's own form: "../builder/tacticOptimizer.cpp (3142) - Misc Error in f: -1 (...)"
     rf"|\.{NATIVE_SOURCE_EXTENSION} \(\d{{1,9}}\) - [\w ]{{0,40}}Error in "
 )
@@ -63,6 +68,8 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
             # ... Converter for aten::elu requested, but no such converter was found."
             r"|no such converter was found"
             r"|Unsupported operation|converter rejected|[Ff]alling back to PyTorch|run in PyTorch"
+            # TF-TRT's segmenter leaves the node to TensorFlow (segment.cc, at VLOG(1))
+            r"|Not a TF-TRT candidate"
             r"|[Uu]nsupported (?:ONNX )?(?:data |input )?type"
             r"|In function check\w+:"
         ),
@@ -76,6 +83,9 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|Failed to load ONNX"
             # Torch-TensorRT's evaluator: "Failed to evaluate node: %0 : int = aten::len(%1)"
             r"|Failed to evaluate node"
+            # PyTorch's IR has no operator schema for a TorchScript node (torch/csrc/jit/ir,
+            # "Schema not found for node. File a bug report.\nNode: %x : int = aten::add(...)")
+            r"|Schema not found for node"
         ),
     ),
     (
@@ -92,6 +102,9 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     # Error Code 2 is kINTERNAL_ERROR: "(X: unexpected negative axis)" is TensorRT's own failure
     ("internal-error", re.compile(r"Error Code:? 2: Internal Error \((?!Assertion)")),
     ("dla", re.compile(r"\bDLA\b|NVMEDIA_DLA|kDLA")),
+    # the build stops on a layer's scratch-space request ("Internal error: plugin node X
+    # requires 3990561489024 bytes of scratch space, but only 25393692672 is available.")
+    ("out-of-memory", re.compile(r"bytes of scratch space, but only\b")),
     ("plugin", re.compile(r"[Pp]lugin")),
     # A data-type or usage contract of the layer, before the shape words of its subject ("X:
     # kernel weights are not permitted since they are of type Int32", "X: elementwise inputs

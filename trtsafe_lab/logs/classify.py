@@ -49,7 +49,12 @@ from trtsafe_lab.logs.node_blocks import (
     search_header,
     update_block,
 )
-from trtsafe_lab.logs.parse_state import ParseState, recent_importer_node, recent_timed_layer
+from trtsafe_lab.logs.parse_state import (
+    ParseState,
+    recent_error_category,
+    recent_importer_node,
+    recent_timed_layer,
+)
 from trtsafe_lab.logs.records import Record
 
 ERRORISH = frozenset({"error", "internal_error", "critical"})
@@ -303,6 +308,7 @@ def examine(record: Record, state: ParseState) -> LogFacts:
     # the category an error (or the importer's INFO "No importer registered for op: X.
     # Attempting to import as plugin.") gives a node block printed next
     error_category = category if severity in ERRORISH or category == "parser-unsupported" else ""
+    before_category = recent_error_category(state)  # the context records' latest error
     timer = _TIMING_RUNNER.search(message) if "Timing Runner: " in message else None
     timed = timer.group("name") if timer else ""
     if state.recent or importer_node or error_category or parser_error or timed:
@@ -320,7 +326,7 @@ def examine(record: Record, state: ParseState) -> LogFacts:
             findings.append(LogFinding(crashed, record.line))
     refusal = (
         record.hit
-        and ("rejected node" in message or "PyTorch" in message)
+        and ("rejected node" in message or "PyTorch" in message or "TF-TRT cand" in message)
         and REFUSAL.search(message) is not None
     )
     tensors: list[str] = []
@@ -328,6 +334,11 @@ def examine(record: Record, state: ParseState) -> LogFacts:
         refusal or _may_name_layers(severity, category)
     ):
         tensors = _grammar_names(record, findings, seen, state)
+    if not category and findings and severity in ERRORISH:
+        # An error that names a layer but states no reason, right after an error that does
+        # (a converter's "Unable to create average pooling layer from node: X" thrown after
+        # TensorRT's "Parameter check failed at: ...addPoolingNd"): that error's reason.
+        category = before_category
     runtime_content = record.hit and RUNTIME_CONTENT.search(message) is not None
     phase = PHASE_BY_CATEGORY.get(category, "")
     if category == "tactic-out-of-memory" and (state.phase == "runtime" or runtime_content):

@@ -23,6 +23,7 @@ import re
 
 from trtsafe_lab.logs.name_tokens import (
     MAX_MATCHES,
+    MAX_NAME_CHARS,
     REASON_OPEN,
     SOURCE_EXTENSION,
     TORCH2TRT,
@@ -37,7 +38,8 @@ from trtsafe_lab.logs.name_tokens import (
 AFTER_WORD = re.compile(
     # "output extent of node X", "name of the node X"; not TensorFlow's graph error "Input 0 of
     # node X was passed float from ..." (a TensorFlow node)
-    r"\b(?:(?:for|at|on|in|with|from|rejected|convert|producing) (?:the )?"
+    # "plugin node X requires N bytes of scratch space" (the node's kind before it)
+    r"\b(?:(?:for|at|on|in|with|from|rejected|convert|producing|plugin) (?:the )?"
     r"|(?<![Ii]nput \d )of (?:the )?)"
     r"(?:[Nn]ode|[Ll]ayer)(?::\s?| )"
 )
@@ -64,11 +66,19 @@ _LABEL_ANYWHERE = re.compile(r"(?<![\w.:])(?:\w{1,40}_)?(?:[Ll]ayer|[Nn]ode):(?!
 # A framework's converter validator refusing a node, at DEBUG level: the node after "node" or
 # quoted ("converter rejected node X with ...", "aten.repeat node X would ... Falling back to
 # PyTorch", "deconvolution 'X' is not supported ... Falling back to PyTorch.")
-REFUSAL = re.compile(r"converter rejected node |[Ff]alling back to PyTorch|will run in PyTorch")
+# TF-TRT's segmenter: "Not a TF-TRT candidate, (Op type: T), (Op name: X), (Reason: R)"
+# (tensorflow/compiler/tf2tensorrt/segment/segment.cc, VLOG(1)): X stays in TensorFlow.
+REFUSAL = re.compile(
+    r"converter rejected node |[Ff]alling back to PyTorch|will run in PyTorch"
+    r"|Not a TF-TRT candidate, "
+)
 _REFUSED_NODE = re.compile(r"\b[Nn]ode (?=\S)|'(?=[^'\s]{1,4096}')")
+_TF_TRT_REFUSED = re.compile(r"Not a TF-TRT candidate, \(Op type: [^()\s]{0,200}\), \(Op name: ")
 _LOCATION = re.compile(rf"\[[^\]\s]{{1,300}}(?:::|\.{SOURCE_EXTENSION}:)[^\]\s]{{0,300}}\] ")
 _PROGRAM_THEN_SOURCE = re.compile(rf": \S{{1,300}}\.{SOURCE_EXTENSION}:\d{{1,9}}: ")
-_LOGGER_TAG = re.compile(r"\[(?:TRT|TensorRT)\] ")
+# an app logger's tag before TensorRT's message; TF-TRT's Logger prints its name first
+# (trt_logger.cc: LOG(ERROR) << name_ << " " << msg, name_ "DefaultLogger" by default)
+_LOGGER_TAG = re.compile(r"\[(?:TRT|TensorRT)\] |DefaultLogger ")
 _CODE_PREFIX = re.compile(r"(?:\d{1,3}: |Error\[\d{1,3}\]: )")
 _INTERFACE = re.compile(r"I[A-Z][A-Za-z]{0,60}Layer ")
 _THEN_WORD = re.compile(r" [a-z]{2,40}\b")
@@ -209,9 +219,18 @@ def positional_names(text: str) -> list[str]:
 
 
 def refused_names(text: str) -> list[str]:
-    """The nodes a converter validator's refusal names (``node X`` or a quoted ``'X'``)."""
+    """The nodes a converter validator's refusal names (``node X``, a quoted ``'X'``, TF-TRT's
+    ``(Op name: X)``: that label says X is a node's name, so a plain word counts)."""
     found: list[str] = []
     if REFUSAL.search(text) is None:
+        return found
+    if "TF-TRT candidate" in text:  # the reason after the name may quote other words
+        for match in itertools.islice(_TF_TRT_REFUSED.finditer(text), MAX_MATCHES):
+            # the template's "), (Reason: " ends the name (which may hold spaces)
+            end = text.find("), (Reason: ", match.end(), match.end() + MAX_NAME_CHARS)
+            name = text[match.end() : end] if end > 0 else name_token(text, match.end())
+            if name and name not in found:
+                found.append(name)
         return found
     for match in itertools.islice(_REFUSED_NODE.finditer(text), MAX_MATCHES):
         if text.startswith("'", match.start()):

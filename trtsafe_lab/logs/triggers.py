@@ -56,8 +56,9 @@ _TAILS: dict[bytes, tuple[tuple[tuple[bytes, bytes], ...], tuple[tuple[bytes, by
     b"j": (((b"ected node", b""),), ()),
     # its validators' "Falling back to PyTorch" / "will run in PyTorch" (see name_grammar.REFUSAL)
     b"P": (((b"yTorch", b""),), ()),
-    # an app logger's tag for TensorRT's messages (tensorRT_Pro: "[error][f.cpp:30]:NVInfer: ")
-    b"N": (((b"VInfer: ", b""),), ()),
+    # an app logger's tag for TensorRT's messages (tensorRT_Pro: "[error][f.cpp:30]:NVInfer: "),
+    # TF-TRT's segmenter leaving a node to TensorFlow, at INFO ("Not a TF-TRT candidate, ...")
+    b"N": (((b"VInfer: ", b""), (b"ot a TF-TRT candidate", b"")), ()),
     # network validation's "Repeated layer name: X (layers must have distinct names)", quoted
     # without its "Error Code 4: Internal Error (" head
     b"R": (((b"epeated layer name: ", b""),), ()),
