@@ -36,6 +36,12 @@ LOGGERS: dict[str, Callable[[str, str], str]] = {
         f"[trt_builder.cpp:30]:NVInfer: {m}"
     ),
     "tensorrt-llm": lambda s, m: f"[TensorRT-LLM][{WORD[s]}] {m}",
+    # TF-TRT's Logger: TensorFlow's logging, then its name (trt_logger.cc: kINFO -> VLOG(2),
+    # kINTERNAL_ERROR -> LOG(FATAL); n654)
+    "tf-trt": lambda s, m: (
+        f"2020-04-13 17:11:35.407792: { {'verbose': 'I', 'internal_error': 'F'}.get(s, LETTER[s]) }"
+        f" tensorflow/compiler/tf2tensorrt/utils/trt_logger.cc:41] DefaultLogger {m}"
+    ),
 }
 
 

@@ -72,6 +72,7 @@ _TOKEN = re.compile(
   | \[(?P<ctx>(?:TRTorch|Torch-TensorRT)[^\]]{0,100})\]\ -
   | (?P<absl>[EWIF])\d{4}\ """ + _TIME + r"""\s{1,8}\d{1,9}\ [\w./-]{1,80}:\d{1,9}\]
   | (?P<tf>[EWIF])\ (?=(?:tensorflow|third_party)/)[\w./-]{1,80}:\d{1,9}\]
+  | (?P<tflogger>DefaultLogger)(?=\ )  # TF-TRT's Logger prints its name (trt_logger.cc)
     """,
     re.VERBOSE,
 )
