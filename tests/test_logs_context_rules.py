@@ -263,6 +263,34 @@ def test_importer_node_on_a_continuation_line_before_a_bare_header(tmp_path: Pat
                 True,
             )},
         ),
+        (  # n718: the UFF parser's validator names the node before its op ("Cast" counts)
+            "[TensorRT] ERROR: UffParser: Validator error: Cast: Unsupported operation _Cast\n"
+            "[TensorRT] ERROR: Network must have at least one output\n",
+            {("Cast", "parser-unsupported", True)},
+        ),
+        (  # n675: "X: tensor volume exceeds N" is about a tensor, not a layer
+            "[TensorRT-LLM][ERROR] IExecutionContext::inferShapes: Error Code 7: Internal Error "
+            "(Model/embedding/GATHER_0_output_0: tensor volume exceeds 2147483647, dimensions "
+            "are [num_tokens,4096] Condition '<' violated: 524288 >= 524288. Instruction: "
+            "CHECK_LESS 524288 524288.)\n",
+            set(),
+        ),
+        (  # n714: a check in computeOutputExtents is a shape error, whatever the wording
+            "[05/25/2024-15:22:27] [TRT] [E] [convolutionNode.cpp::computeOutputExtents::55] "
+            "Error Code 4: Internal Error (/m/pe/Conv: group count must divide input channel "
+            "count)\n",
+            {("/m/pe/Conv", "shape", True)},
+        ),
+        (  # n741: ctest's "1: " before each line; ONNX Runtime's fused node is no layer
+            "1: [ RUN      ] TensorrtExecutionProviderTest.RemoveCycleTest\n"
+            "1: 2022-10-20 16:42:45.703104300 [E:onnxruntime:Default, tensorrt_execution_provider"
+            ".h:58 log] [2022-10-20 14:42:45   ERROR] 10: [optimizer.cpp::computeCosts::3628] "
+            "Error Code 10: Internal Error (Could not find any implementation for node "
+            "{ForeignNode[x1...y]}.)\n"
+            "1: [ONNXRuntimeError] : 11 : EP_FAIL : TensorRT EP could not build engine for fused "
+            "node: TensorrtExecutionProvider_TRTKernel_graph_test_160532691_1_0\n",
+            {("{ForeignNode[x1...y]}", "no-implementation", True)},
+        ),
     ],
 )
 def test_batch4_reading_rules(

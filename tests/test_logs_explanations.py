@@ -102,3 +102,25 @@ def test_tensorrt_llm_runtime_deserialize_failure_is_explained() -> None:
     # deserialize cuda engine (.../tllmRuntime.cpp:74)"
     failures = analyze_log(PROJECT / "cases" / "n170.log").failures
     assert "engine-deserialization-failed" in set(failures[columns.EXPLANATION_ID])
+
+
+def test_a_cut_node_block_after_the_plugin_attempt_says_why() -> None:
+    """n736, n743: the importer tried a plugin for an op it has no importer for, then printed
+    the node's block; the reason line is cut. The row carries the importer's words before the
+    header, and is explained as the missing plugin (a parse failure of a whole block reads the
+    same: parser-unsupported, fatal)."""
+    text = (
+        "[11/22/2024-07:41:00] [I] [TRT] No importer registered for op: LayerNorm. Attempting "
+        "to import as plugin.\n"
+        "[11/22/2024-07:41:00] [I] [TRT] Searching for plugin: LayerNorm, plugin_version: 1, "
+        "plugin_namespace:\n"
+        "[11/22/2024-07:41:00] [E] [TRT] parsers/onnx/ModelImporter.cpp:726: While parsing node "
+        'number 101 [LayerNorm -> "/enc/norm1/LayerNorm_output_0"]:\n'
+    )
+    failures = analyze_log(text.encode()).failures
+    row = failures.iloc[0]
+    assert (row[columns.LAYER], row[columns.CATEGORY], row[columns.FATAL]) == (
+        "/enc/norm1/LayerNorm_output_0", "parser-unsupported", True
+    )
+    assert row[columns.MESSAGE].startswith("No importer registered for op: LayerNorm.")
+    assert row[columns.EXPLANATION_ID] == "onnx-plugin-not-found"

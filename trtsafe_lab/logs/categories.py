@@ -124,7 +124,7 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"IShuffleLayer applied|broadcast|dimensions not compatible|Shape Error"
             r"|[Rr]eshap|kernel weights|weights in kernel|\bdimensions?\b|\bshapes?\b"
-            r"|out of bounds access|ISliceLayer|\baxis\b|output extent"
+            r"|out of bounds access|ISliceLayer|\baxis\b|[Oo]utput ?[Ee]xtent"
         ),
     ),
     (

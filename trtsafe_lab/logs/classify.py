@@ -313,12 +313,14 @@ def examine(record: Record, state: ParseState) -> LogFacts:
     timed = timer.group("name") if timer else ""
     if state.recent or importer_node or error_category or parser_error or timed:
         aged = tuple(
-            (age + 1, node, said, ends, was_timed)
-            for age, node, said, ends, was_timed in state.recent
+            (age + 1, node, said, ends, was_timed, why)
+            for age, node, said, ends, was_timed, why in state.recent
             if age + 1 < CONTEXT_RECORDS
         )
         if importer_node or error_category or parser_error or timed:
-            aged = ((0, importer_node, error_category, parser_error, timed), *aged)
+            # the message that made a node unsupported, for the node block printed next
+            reason = message if error_category == "parser-unsupported" else ""
+            aged = ((0, importer_node, error_category, parser_error, timed, reason), *aged)
         state.recent = aged
     if record.hit and not findings and severity in ERRORISH and _CRASH.search(message):
         crashed = recent_timed_layer(state)  # the process died while timing this layer

@@ -34,6 +34,10 @@ _NO_FORMATS = re.compile(r"No supported formats for ")
 # network validation: "Repeated layer name: reshape (layers must have distinct names)" (the
 # label says it is a layer name, so a plain word counts)
 _REPEATED_NAME = re.compile(r"Repeated layer name: ")
+# the UFF parser's validator: "UffParser: Validator error: Cast: Unsupported operation _Cast"
+# (the node whose op has no importer; the label says a node's clause follows, so a plain word
+# counts)
+_VALIDATOR = re.compile(r"Validator error: ")
 _ONNX_LAYER = re.compile(r"ONNX Layer: ")
 _SHAPE_PHRASE = re.compile(
     r": (?:IShuffleLayer applied to shape tensor|dimensions not compatible for elementwise"
@@ -151,6 +155,12 @@ def _autotuner_names(text: str) -> list[str]:
     return names
 
 
+def _clause_subject(text: str, start: int) -> str:
+    """The ``X`` of an ``X: reason`` clause that starts at ``start`` ("" when no ``:`` follows)."""
+    name = spaced_name_token(text, start)
+    return name if text.startswith(":", start + len(name)) else ""
+
+
 def _best_tactic_name(rest: str) -> str:
     name, sep, _ = rest.rpartition(" : ")
     return (name if sep else rest).strip()
@@ -163,6 +173,7 @@ _NAME_AFTER: tuple[tuple[str, re.Pattern[str], Callable[[str, int], str], str], 
     ("No tactic available", _NO_TACTIC, name_at, "no-tactic"),
     ("supported formats for ", _NO_FORMATS, name_at, ""),
     ("layer name: ", _REPEATED_NAME, spaced_name_token, "api-usage"),
+    ("Validator error: ", _VALIDATOR, _clause_subject, ""),
 )
 
 

@@ -188,6 +188,10 @@ def positional_names(text: str) -> list[str]:
             found.append(name)
     if "ode:" in text or "ayer:" in text:
         for match in itertools.islice(_LABEL_ANYWHERE.finditer(text), MAX_MATCHES):
+            if text.endswith("fused ", 0, match.start()):
+                # ONNX Runtime's partition: "TensorRT EP could not build engine for fused node:
+                # TensorrtExecutionProvider_TRTKernel_graph_..." (the subgraph it handed over)
+                continue
             name = _delimited_name(text, match.end())
             if looks_like_name(name) and name not in found:
                 found.append(name)
@@ -241,11 +245,22 @@ def refused_names(text: str) -> list[str]:
     return found
 
 
+# A reason whose subject is a tensor: "Error Code 7: Internal Error (X_output_0: tensor volume
+# exceeds 2147483647, dimensions are [num_tokens,4096] ...)" (the shape machine's check of a
+# tensor's element count)
+_TENSOR_REASON = ": tensor volume exceeds "
+
+
 def tensor_names(text: str) -> list[str]:
-    """Tensor names a message mentions (``tensor X``, ``Tensor 'X'``)."""
+    """Tensor names a message mentions (``tensor X``, ``Tensor 'X'``, the ``X`` of ``X: tensor
+    volume exceeds N``)."""
     found: list[str] = []
     if "ensor" not in text and "Input for node" not in text:
         return found
+    if _TENSOR_REASON in text:
+        subject = leading_name(text)
+        if subject and subject + _TENSOR_REASON in text:
+            found.append(subject)
     for match in itertools.islice(_TENSOR.finditer(text), MAX_MATCHES):
         start = match.end()
         if text[start] in "'\"":

@@ -14,7 +14,11 @@ import re
 from dataclasses import dataclass
 
 from trtsafe_lab.logs.name_tokens import MAX_NAME_CHARS
-from trtsafe_lab.logs.parse_state import ParseState, recent_error_category
+from trtsafe_lab.logs.parse_state import (
+    ParseState,
+    recent_error_category,
+    recent_unsupported_reason,
+)
 
 # ``While parsing node number N [Op -> "out"]``: the head by a pattern, the quoted output (at
 # most MAX_HEADER_OUTPUT characters, no newline, up to the last '"]') by str.rfind. As one
@@ -99,6 +103,7 @@ def update_block(state: ParseState, text: str, line_no: int) -> None:
         state.header_line = line_no
         state.header_text = header.whole
         state.header_category = recent_error_category(state) or state.last_error_category
+        state.header_reason = recent_unsupported_reason(state)
         state.dump_name = ""
         state.in_dump = False
         return
@@ -125,8 +130,12 @@ def open_block(state: ParseState) -> BlockFinding | None:
     name = state.dump_name or state.header_output
     if not state.header_seen or not name:
         return None
-    category = "parser-unsupported" if state.header_category == "parser-unsupported" else ""
-    return BlockFinding(name, state.header_line, state.header_text, category or "parser-error")
+    if state.header_category == "parser-unsupported":
+        # the row says why: the importer's words before the header, then the header
+        reason = state.header_reason
+        text = f"{reason}\n{state.header_text}" if reason else state.header_text
+        return BlockFinding(name, state.header_line, text, "parser-unsupported")
+    return BlockFinding(name, state.header_line, state.header_text, "parser-error")
 
 
 def reset_block(state: ParseState) -> None:

@@ -85,13 +85,15 @@ class ParseState:
     dump_name: str = ""
     in_dump: bool = False
     dump_depth: int = 0
-    # (age, importer node, error category, ends a node import, layer being timed) of those of
-    # the last classify.CONTEXT_RECORDS records that said any of these, youngest first (age 0:
-    # the record just before); usually () - a hashable value the record cache keys readings on
-    recent: tuple[tuple[int, str, str, bool, str], ...] = ()
+    # (age, importer node, error category, ends a node import, layer being timed, message when
+    # the category is parser-unsupported) of those of the last classify.CONTEXT_RECORDS records
+    # that said any of these, youngest first (age 0: the record just before); usually () - a
+    # hashable value the record cache keys readings on
+    recent: tuple[tuple[int, str, str, bool, str, str], ...] = ()
     header_line: int = 0
     header_text: str = ""
     header_category: str = ""  # category of the error just before the header
+    header_reason: str = ""  # the context message that made the header's node unsupported
     recent_names: list[str] = field(default_factory=list)  # names of the last reported records
     input_nodes: tuple[str, ...] = ()  # network inputs named as nodes (see classify)
     # per-text results of the pure rules, for messages the log repeats (see TextCache)
@@ -111,7 +113,7 @@ class ParseState:
 
 def recent_importer_node(state: ParseState) -> str:
     """The node the importer's last lines named, unless a node import ended since."""
-    for _, node, _, ends_import, _ in state.recent:
+    for _, node, _, ends_import, *_ in state.recent:
         if ends_import:
             return ""
         if node:
@@ -121,10 +123,16 @@ def recent_importer_node(state: ParseState) -> str:
 
 def recent_error_category(state: ParseState) -> str:
     """The category of the latest error among the context records ("" when none)."""
-    return next((category for _, _, category, _, _ in state.recent if category), "")
+    return next((category for _, _, category, *_ in state.recent if category), "")
+
+
+def recent_unsupported_reason(state: ParseState) -> str:
+    """The message of the latest context record that made a node unsupported ("No importer
+    registered for op: X. Attempting to import as plugin."; "" when none)."""
+    return next((reason for *_, reason in state.recent if reason), "")
 
 
 def recent_timed_layer(state: ParseState) -> str:
     """The layer a verbose "Timing Runner: X (Myelin)" line of the context records was timing
     ("" when none)."""
-    return next((timed for *_, timed in state.recent if timed), "")
+    return next((timed for *_, timed, _ in state.recent if timed), "")

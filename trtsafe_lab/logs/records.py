@@ -78,9 +78,11 @@ _TOKEN = re.compile(
 )
 # Tokens that may only appear at the very start of a line (a user's copy cut them short, or
 # wrapped it in a markdown quote "> " or bold "**").
-# ROS 2 launch prints each node's output behind "[node_name-N] " (then the logger's own tags).
+# ROS 2 launch prints each node's output behind "[node_name-N] " (then the logger's own tags);
+# ctest -V each test's output behind its number "1: " (taken only before a timestamp).
 _START_TOKEN = re.compile(
-    r"[ \t]{0,64}(?:(?P<quote>> ?|\*\*|`)|(?P<ts>" + _DATE_TIME + r")\]|(?P<sev>[EWIVF])\] (?=\S)"
+    r"[ \t]{0,64}(?:(?P<quote>> ?|\*\*|`|\d{1,4}: (?=\d{4}-\d\d-\d\d[ T]\d|\[\d{1,4}[/-]\d))"
+    r"|(?P<ts>" + _DATE_TIME + r")\]|(?P<sev>[EWIVF])\] (?=\S)"
     r"|(?P<launch>\[[A-Za-z_][\w.]{0,80}-\d{1,4}\] (?=\[)))"
 )
 _ERROR_NUMBER = re.compile(r"(\d{1,2}): ")
