@@ -31,7 +31,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("low", (
         "trtsafe_lab", "trtsafe_lab.errors", "trtsafe_lab.text", "trtsafe_lab._optional",
         "trtsafe_lab.cuda_api", "trtsafe_lab.trt_api", "trtsafe_lab._elf", "trtsafe_lab.files",
-        "trtsafe_lab.paths", "trtsafe_lab.companion",
+        "trtsafe_lab.paths", "trtsafe_lab.companion", "trtsafe_lab.help_format",
         "trtsafe_lab.examples", "trtsafe_lab.logs.columns",
     )),
     # Sources and their readers: the log reader (text -> records -> failure table), the trtexec

@@ -40,10 +40,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "the .so. Exit 0: sound; 1: every problem listed.",
     )
     parser.add_argument("engine", help="the safe engine file")
-    parser.add_argument("--so", help="companion .so (default: <engine>.so)")
-    parser.add_argument("--manifest", help="pair manifest (default: <engine>.pair.json if present)")
+    parser.add_argument("--so", help="the companion .so (if omitted: <engine>.so)")
+    parser.add_argument("--manifest", help="the pair manifest (if omitted: <engine>.pair.json, "
+                        "when present)")
     parser.add_argument("--target", choices=TARGETS, help="expected machine of the .so "
-                        "(default: the manifest's, else x86_64 for the proxy runtime)")
+                        "(if omitted: the manifest's, else x86_64 for the proxy runtime)")
     parser.add_argument("--runtime-path", help="the path that will be handed to createTRTGraph "
                         "(checked to be absolute)")
     parser.set_defaults(func=_cli)

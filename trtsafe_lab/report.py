@@ -35,6 +35,8 @@ PARAMETERS_TAG = "parameters"
 INJECTED_TAG = "injected-parameters"
 INTERACTIVE_TAG = "interactive"
 CELL_TIMEOUT_S = 600
+# `trtsafe-lab report` writes here when given neither -o nor --runs.
+DEFAULT_OUTPUT = "report.html"
 # nbconvert's lab template minus every script it would fetch from a CDN (require.js, MathJax,
 # mermaid): a report must open offline. Figures are PNG data URIs, so nothing else is fetched.
 _TEMPLATE_NAME = "trtsafe_report.html.j2"
@@ -371,7 +373,7 @@ def _cli(args: argparse.Namespace) -> int:
     inputs = [Path(p) for p in args.inputs]
     try:
         path = (record_report(inputs, Path(args.runs)) if args.runs
-                else write_report(inputs, Path(args.output or "report.html")))
+                else write_report(inputs, Path(args.output or DEFAULT_OUTPUT)))
     except ReportError as err:
         print(f"trtsafe-lab report: {err}", file=sys.stderr)
         return 1
@@ -393,7 +395,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "/ trtexec export folders (one kind per report)")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("-o", "--output",
-                       help="HTML file to write (default: report.html)")
+                       help=f"HTML file to write (if omitted: {DEFAULT_OUTPUT})")
     where.add_argument("--runs", metavar="DIR",
                        help="write the report as a run directory (kind report) under DIR "
                        "instead of a loose HTML file")

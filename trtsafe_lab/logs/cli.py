@@ -177,6 +177,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--format", choices=("table", "csv", "json"), default="table",
-        help="table (default): one block per row, text whole; csv; json: one envelope object",
+        help="table: one block per row, text whole; csv; json: one envelope object",
     )
     parser.set_defaults(func=_cli)

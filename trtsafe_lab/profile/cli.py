@@ -9,9 +9,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+# All stdlib-only at import time (trtsafe-lab profile --help imports no pandas).
 from trtsafe_lab.errors import UsageError
-from trtsafe_lab.profile.harness import TIMING_MODES  # stdlib-only at import time
-from trtsafe_lab.profile.trtexec_cli import positive_int, register_trtexec  # stdlib-only too
+from trtsafe_lab.profile.args_cli import add_out_argument, positive_int
+from trtsafe_lab.profile.harness import DEFAULT_PASSES_PER_SAMPLE, TIMING_MODES
+from trtsafe_lab.profile.trtexec_cli import register_trtexec
+from trtsafe_lab.trtexec.tool_cli import add_tool_arguments
 
 
 def _ints_at_least(text: str, minimum: int, expected: str) -> list[int]:
@@ -172,47 +175,48 @@ def _engine(args: argparse.Namespace) -> int:
     return 0
 
 
-def _reference_arguments(parser: argparse.ArgumentParser) -> None:
+def _reference_arguments(parser: argparse.ArgumentParser, aux: str) -> None:
+    """The reference workload's options; ``aux`` is the default of ``--aux`` ("0,4")."""
     parser.add_argument("--branches", type=positive_int, default=4,
                         help="independent branches of the workload, each a chain of dependent "
-                        "kernels (default: 4)")
+                        "kernels")
     parser.add_argument("--depth", type=positive_int, default=8,
-                        help="serially dependent kernels per branch (default: 8)")
+                        help="serially dependent kernels per branch")
     parser.add_argument("--blocks", type=positive_int, default=4,
-                        help="thread blocks per kernel launch (default: 4)")
+                        help="thread blocks per kernel launch")
     parser.add_argument("--threads", type=positive_int, default=128,
-                        help="threads per block (default: 128)")
+                        help="threads per block")
     parser.add_argument("--iters", type=positive_int, default=4096,
-                        help="integer-hash rounds per thread in each kernel: the work per kernel "
-                        "(default: 4096)")
-    parser.add_argument("--aux", type=_int_list, default=[0, 4],
-                     help="aux-stream counts to run, comma-separated (default: 0,4)")
+                        help="integer-hash rounds per thread in each kernel: the work per kernel")
+    parser.add_argument("--aux", type=_int_list, default=aux, metavar="N,N,...",
+                        help="aux-stream counts to run, one run each")
     parser.add_argument("--graph", action="store_true", help="replay a captured CUDA graph")
     parser.add_argument("--warmup", type=int, default=20,
-                        help="untimed forward passes before timing (default: 20)")
+                        help="untimed forward passes before timing")
     parser.add_argument("--iterations", type=positive_int, default=200,
-                        help="timed samples per run (default: 200; batched: each sample times "
-                        "--passes-per-sample passes)")
+                        help="timed samples per run; in batched mode each sample times "
+                        "--passes-per-sample passes")
     parser.add_argument("--timing", choices=TIMING_MODES, default=TIMING_MODES[0],
-                     help="batched (default): one event pair per --passes-per-sample passes, "
-                     "unbiased medians; per-iteration: events around every pass, for tails; "
-                     "events-in-graph: per-iteration with the events inside the graph (--graph)")
+                        help="batched: one event pair per --passes-per-sample passes, "
+                        "unbiased medians; per-iteration: events around every pass, for tails; "
+                        "events-in-graph: per-iteration with the events inside the captured "
+                        "graph, needs --graph")
     parser.add_argument("--passes-per-sample", type=positive_int, default=None,
-                     help="forward passes per sample in batched mode (default 10)")
+                        help="forward passes per sample, batched mode only (if omitted: "
+                        f"{DEFAULT_PASSES_PER_SAMPLE})")
     parser.add_argument("--trace", action="store_true",
-                     help="also record a CUPTI kernel trace (needs cupti-python)")
-    parser.add_argument("--out", default="out/profile",
-                        help="parent folder of the run directories (default: out/profile)")
+                        help="also record a CUPTI kernel trace (needs cupti-python)")
+    add_out_argument(parser, "out/profile")
 
 
 def _metric_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--metric", choices=("latency", "compute"), default="latency",
-                        help="latency uses latencyMs, compute uses computeMs (default: latency)")
+                        help="latency uses latencyMs, compute uses computeMs")
 
 
 def _output_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("table", "json", "csv"), default="table",
-                        help="print a table, JSON records or CSV (default: table)")
+                        help="print a table, JSON records or CSV")
     parser.add_argument("--plot", metavar="FILE.png", help="also write the Pareto plot")
 
 
@@ -237,8 +241,7 @@ def _register_sweep(sub: Any) -> None:
                            description="Run the reference multi-branch CUDA workload once per "
                            "--aux count into run directories under --out and print their sweep "
                            "table (needs an NVIDIA GPU and cuda-python).")
-    _reference_arguments(ref)
-    ref.set_defaults(aux=[0, 1, 2, 4])
+    _reference_arguments(ref, aux="0,1,2,4")
     _output_arguments(ref)
     ref.set_defaults(func=_sweep_reference)
     eng = kinds.add_parser(
@@ -248,14 +251,12 @@ def _register_sweep(sub: Any) -> None:
         description="Build the engine once per --values setting of --maxAuxStreams (through the "
         "build job's checks), profile each with the same tool and print the sweep table; the "
         "build's trtexec flags go after '--'.")
-    eng.add_argument("--values", type=_int_list_heuristic, default=[0, 1, 2, 4, -1],
-                     help="maxAuxStreams settings, comma-separated; -1 leaves the flag out "
-                     "(TensorRT's heuristics) (default: 0,1,2,4,-1)")
-    eng.add_argument("--tool", default="trtexec",
-                     help="trtexec or trtexec_safe (or a path) (default: trtexec)")
-    eng.add_argument("--trt-version", help="TensorRT version X.Y[.Z] (default: from the tool)")
-    eng.add_argument("--out", default="out/sweep",
-                     help="folder for build and profile runs (default: out/sweep)")
+    eng.add_argument("--values", type=_int_list_heuristic, default="0,1,2,4,-1",
+                     metavar="N,N,...",
+                     help="--maxAuxStreams settings, one build each; -1 leaves the flag out "
+                     "(TensorRT's heuristics)")
+    add_tool_arguments(eng)
+    add_out_argument(eng, "out/sweep")
     _output_arguments(eng)
     eng.add_argument("flags", nargs=argparse.REMAINDER, help="the build's trtexec flags")
     eng.set_defaults(func=_sweep_engines)
@@ -277,13 +278,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                           "refused unless --allow-mixed (no GPU needed).")
     cmp_.add_argument("runs", nargs="+", metavar="RUN",
                       help="a run directory or a folder of trtexec exports (*.timing.json)")
-    cmp_.add_argument("--baseline", help="the run (by name) to compare against (default: first)")
+    cmp_.add_argument("--baseline", metavar="NAME",
+                      help="the run (by name) to compare against (if omitted: the first RUN)")
     _metric_argument(cmp_)
     cmp_.add_argument("--allow-mixed", action="store_true",
                       help="runs of different workloads: compare each workload's runs within "
                       "their own group (labelled) instead of refusing (exit 2)")
     cmp_.add_argument("--format", choices=("table", "json"), default="table",
-                      help="print a table or JSON records (default: table)")
+                      help="print a table or JSON records")
     cmp_.add_argument("--plot", metavar="FILE.png", help="also write a comparison figure")
     cmp_.set_defaults(func=_compare)
 
@@ -291,7 +293,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                          description="Run the reference workload (--branches independent chains "
                          "of --depth dependent kernels) once per --aux count, each into a run "
                          "directory under --out (needs an NVIDIA GPU and cuda-python).")
-    _reference_arguments(ref)
+    _reference_arguments(ref, aux="0,4")
     ref.set_defaults(func=_reference)
 
     _register_sweep(sub)
@@ -302,17 +304,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                          "setting under --out (needs tensorrt, cuda-python and a GPU).")
     eng.add_argument("engine", help="the serialized engine (.engine / .plan)")
     eng.add_argument("--aux-streams", type=_int_list, default=None,
-                     help="how many of the engine's aux streams to give it, comma-separated; "
-                     "default: what the engine asks for (num_aux_streams)")
+                     metavar="N,N,...",
+                     help="aux-stream counts to give the engine, one run each (if omitted: "
+                     "what the engine asks for, its num_aux_streams)")
     eng.add_argument("--graph", action="store_true", help="replay a captured CUDA graph")
     eng.add_argument("--trace", action="store_true",
                      help="also record a CUPTI kernel trace (needs cupti-python)")
     eng.add_argument("--warmup", type=int, default=20,
-                     help="untimed inferences before timing (default: 20)")
+                     help="untimed inferences before timing")
     eng.add_argument("--iterations", type=positive_int, default=200,
-                     help="timed inferences per run (default: 200)")
-    eng.add_argument("--out", default="out/profile",
-                     help="parent folder of the run directories (default: out/profile)")
+                     help="timed inferences per run")
+    add_out_argument(eng, "out/profile")
     eng.set_defaults(func=_engine)
 
     register_trtexec(sub)

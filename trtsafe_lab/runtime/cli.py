@@ -104,8 +104,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "test double.")
     parser.add_argument("--cpu", action="store_true",
                         help="use the in-process CPU executors (a test double, not a GPU result)")
-    parser.add_argument("--device", type=int, default=0, help="CUDA device (default 0)")
-    parser.add_argument("--decode-steps", type=int, default=3, help="decode runs (default 3)")
+    parser.add_argument("--device", type=int, default=0, help="CUDA device number")
+    parser.add_argument("--decode-steps", type=int, default=3, help="decode runs after the prefill")
     parser.add_argument("--inject-fault", type=int, metavar="N", default=None,
                         help="make decode's N-th execution fail (GPU: an invalid kernel launch, "
                              "a real CUDA error; --cpu: an injected executor fault) to show "

@@ -643,17 +643,24 @@ def render(table: dict[str, Any]) -> str:
     return json.dumps(table, indent=1, ensure_ascii=False) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    here = Path(__file__).resolve().parent
-    parser = argparse.ArgumentParser(prog="python -m trtsafe_lab.trtexec._tables.derive",
-                                     description=__doc__.split("\n")[0])
+def build_parser() -> argparse.ArgumentParser:
+    """The script's options (``--out`` defaults to this package folder, where the tables ship)."""
+    from trtsafe_lab.help_format import HelpParser
+
+    parser = HelpParser(prog="python -m trtsafe_lab.trtexec._tables.derive",
+                        description=__doc__.split("\n")[0])
     parser.add_argument("reference", nargs="?", type=Path,
                         default=Path("../shared/reference/tensorrt-oss"),
-                        help="folder with <version>/samples/... (NVIDIA TensorRT OSS files)")
-    parser.add_argument("--out", type=Path, default=here, help="where to write the JSON tables")
+                        help="folder of NVIDIA's TensorRT OSS files, <version>/samples/...")
+    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent,
+                        help="where to write the JSON tables")
     parser.add_argument("--check", action="store_true",
                         help="compare with the tables in --out; exit 1 when they differ")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     tables = derive_all(args.reference)
     drift = []
     for name, table in tables.items():
