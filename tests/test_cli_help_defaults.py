@@ -94,3 +94,26 @@ def test_list_defaults_are_typed_as_the_user_types_them(argv: list[str], dest: s
     """A list option's default is the text a user would type ("0,4"); argparse converts it
     with the option's type, so the program gets the same list as from the command line."""
     assert getattr(build_parser().parse_args(argv), dest) == value
+
+
+def _option(words: str, option: str) -> argparse.Action:
+    parsers = dict(_parsers(build_parser(), "trtsafe-lab"))
+    return next(a for a in parsers[words]._actions if option in a.option_strings)
+
+
+@pytest.mark.parametrize(("option", "defaults"), [
+    ("--out", {"profile reference": "out/profile", "profile sweep reference": "out/profile",
+               "profile sweep engines": "out/sweep", "profile engine": "out/profile",
+               "profile trtexec": "out/profile"}),
+    ("--tool", {"build": "trtexec", "profile sweep engines": "trtexec",
+                "profile trtexec": "trtexec"}),
+    ("--trt-version", {"build": None, "profile sweep engines": None, "profile trtexec": None}),
+])
+def test_shared_options_are_one_definition(option: str, defaults: dict[str, str | None]
+                                           ) -> None:
+    """--out of the profile subcommands and --tool/--trt-version of the commands that run
+    trtexec read the same everywhere (one definition); each subcommand keeps its default."""
+    actions = {f"trtsafe-lab {words}": _option(f"trtsafe-lab {words}", option)
+               for words in defaults}
+    assert {w.removeprefix("trtsafe-lab "): a.default for w, a in actions.items()} == defaults
+    assert len({(a.help, a.metavar, a.type) for a in actions.values()}) == 1

@@ -394,7 +394,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="log files, build run directories, or profile run directories "
                         "/ trtexec export folders (one kind per report)")
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("-o", "--output",
+    where.add_argument("-o", "--output", metavar="FILE.html",
                        help=f"HTML file to write (if omitted: {DEFAULT_OUTPUT})")
     where.add_argument("--runs", metavar="DIR",
                        help="write the report as a run directory (kind report) under DIR "

@@ -190,7 +190,8 @@ def _reference_arguments(parser: argparse.ArgumentParser, aux: str) -> None:
                         help="integer-hash rounds per thread in each kernel: the work per kernel")
     parser.add_argument("--aux", type=_int_list, default=aux, metavar="N,N,...",
                         help="aux-stream counts to run, one run each")
-    parser.add_argument("--graph", action="store_true", help="replay a captured CUDA graph")
+    parser.add_argument("--graph", action="store_true",
+                        help="capture the forward pass in a CUDA graph and time its replays")
     parser.add_argument("--warmup", type=int, default=20,
                         help="untimed forward passes before timing")
     parser.add_argument("--iterations", type=positive_int, default=200,
@@ -211,7 +212,8 @@ def _reference_arguments(parser: argparse.ArgumentParser, aux: str) -> None:
 
 def _metric_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--metric", choices=("latency", "compute"), default="latency",
-                        help="latency uses latencyMs, compute uses computeMs")
+                        help="the time per sample to compare: latency (latencyMs: copies in, "
+                        "compute, copies out) or compute (computeMs: GPU compute alone)")
 
 
 def _output_arguments(parser: argparse.ArgumentParser) -> None:
@@ -245,9 +247,9 @@ def _register_sweep(sub: Any) -> None:
     _output_arguments(ref)
     ref.set_defaults(func=_sweep_reference)
     eng = kinds.add_parser(
-        "engines", help="build with --maxAuxStreams=each value through the builds job, then "
-        "profile each engine with the same tool: trtsafe-lab profile sweep engines -- "
-        "--onnx=m.onnx --saveEngine=m.engine ...",
+        "engines", help="build the engine once per --maxAuxStreams value (checked like "
+        "trtsafe-lab build), then profile each with the same tool: trtsafe-lab profile sweep "
+        "engines -- --onnx=m.onnx --saveEngine=m.engine ...",
         description="Build the engine once per --values setting of --maxAuxStreams (through the "
         "build job's checks), profile each with the same tool and print the sweep table; the "
         "build's trtexec flags go after '--'.")
@@ -258,7 +260,9 @@ def _register_sweep(sub: Any) -> None:
     add_tool_arguments(eng)
     add_out_argument(eng, "out/sweep")
     _output_arguments(eng)
-    eng.add_argument("flags", nargs=argparse.REMAINDER, help="the build's trtexec flags")
+    eng.add_argument("flags", nargs=argparse.REMAINDER,
+                     help="the build's trtexec flags after '--', e.g. -- --onnx=m.onnx "
+                     "--saveEngine=m.engine")
     eng.set_defaults(func=_sweep_engines)
 
 
@@ -271,7 +275,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(directly or through trtexec / trtexec_safe).")
     sub = parser.add_subparsers(dest="profile_command", metavar="ACTION", required=True)
 
-    cmp_ = sub.add_parser("compare", help="statistics and speedup with CI of recorded runs",
+    cmp_ = sub.add_parser("compare", help="latency statistics of recorded runs and their "
+                          "speedup over a baseline, with a confidence interval",
                           description="Latency statistics of each recorded run (run directories "
                           "or trtexec export folders) and its speedup over the baseline with a "
                           "bootstrap confidence interval. Runs of different workloads are "
@@ -307,7 +312,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                      metavar="N,N,...",
                      help="aux-stream counts to give the engine, one run each (if omitted: "
                      "what the engine asks for, its num_aux_streams)")
-    eng.add_argument("--graph", action="store_true", help="replay a captured CUDA graph")
+    eng.add_argument("--graph", action="store_true",
+                     help="capture the inference in a CUDA graph and time its replays")
     eng.add_argument("--trace", action="store_true",
                      help="also record a CUPTI kernel trace (needs cupti-python)")
     eng.add_argument("--warmup", type=int, default=20,

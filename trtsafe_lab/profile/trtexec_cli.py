@@ -59,17 +59,22 @@ def register_trtexec(sub: argparse._SubParsersAction) -> None:
     """Add ``trtexec`` to the ``profile`` subcommands."""
     p = sub.add_parser("trtexec", help="run an engine through trtexec or trtexec_safe into a "
                        "profile run directory (needs the tool)",
-                       description=__doc__.split("\n\n")[0].replace("``", ""))
-    p.add_argument("engine", help="the serialized engine")
+                       description="Run a built engine through trtexec or trtexec_safe into a "
+                       "profile run directory that 'trtsafe-lab profile compare' reads. The "
+                       "command is checked against the tool's flag table first; trtexec's "
+                       "samples come from --exportTimes, trtexec_safe's from its printed lines.")
+    p.add_argument("engine", help="the serialized engine (.engine / .plan)")
     add_tool_arguments(p)
     add_out_argument(p, "out/profile")
     p.add_argument("--name", help="run directory name (if omitted: <engine>-<tool>)")
     p.add_argument("--repeat", type=positive_int, default=1, metavar="N",
                    help="trtexec_safe: run N times into one run directory")
-    p.add_argument("--safe", action="store_true", help="trtexec: load a safe engine (--safe)")
-    p.add_argument("--companion-so", help="the engine's companion .so (11.3+; if omitted: "
-                   "<engine>.so)")
-    p.add_argument("--no-graph", action="store_true", help="turn CUDA graphs off")
-    p.add_argument("--timeout", type=float, default=None,
+    p.add_argument("--safe", action="store_true",
+                   help="trtexec only: the engine is a safe engine (passes --safe)")
+    p.add_argument("--companion-so", metavar="FILE.so",
+                   help="the engine's companion .so (11.3+; if omitted: <engine>.so)")
+    p.add_argument("--no-graph", action="store_true",
+                   help="time without CUDA graphs (11.x: --noCudaGraph; 10.x: no --useCudaGraph)")
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                    help="seconds per tool run (if omitted: no limit)")
     p.set_defaults(func=_run)

@@ -118,11 +118,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--dry-run", action="store_true",
                         help="print the argv and the expected artifacts, run nothing")
     add_tool_arguments(parser)
-    parser.add_argument("--runs", default="runs",
+    parser.add_argument("--runs", default="runs", metavar="DIR",
                         help="folder the run directory is written under")
     parser.add_argument("--label", default="build",
                         help="word in the run directory's name")
-    parser.add_argument("--timeout", type=float, default=None, help="seconds before the build "
+    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                        help="seconds before the build "
                         "is stopped (the whole process group; if omitted: no limit)")
     parser.add_argument("flags", nargs=argparse.REMAINDER,
                         help="trtexec flags after '--', e.g. -- --onnx=m.onnx --safe")
