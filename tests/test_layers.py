@@ -53,6 +53,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "trtsafe_lab.trtexec.version", "trtsafe_lab.trtexec.options", "trtsafe_lab.trtexec.rules",
         "trtsafe_lab.trtexec.progress", "trtsafe_lab.trtexec.runner", "trtsafe_lab.trtexec.dry_run",
         "trtsafe_lab.trtexec.flag_table", "trtsafe_lab.trtexec.flag_check",
+        "trtsafe_lab.trtexec.tool_parser",
         "trtsafe_lab.trtexec._tables", "trtsafe_lab.trtexec._tables.derive",
         "trtsafe_lab.profile.safe_summary",
         "trtsafe_lab.engine.monitor",

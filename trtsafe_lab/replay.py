@@ -11,7 +11,7 @@ installed script's folder name says REPLAY, and the run's environment.json recor
 Before replaying, it parses the trtexec flags as the real trtexec of the recorded log's version
 would (its ``&&&& RUNNING ... [TensorRT vN]`` banner; ``--trt-version`` else, default 11.4), with
 the flag table derived from NVIDIA's ``sampleOptions.cpp``
-(:func:`trtsafe_lab.trtexec.flag_check.real_parse`): a command the real parser rejects is
+(:func:`trtsafe_lab.trtexec.tool_parser.real_parse`): a command the real parser rejects is
 rejected the same way (``[E] Unknown option: ...``, exit 1) and nothing is replayed. Like
 trtexec (``trtexecMain`` in ``trtexec.cpp``: ``reportTestStart`` before ``parseArgs``) it first
 prints the ``&&&& RUNNING TensorRT.trtexec [TensorRT vN] # <command>`` banner of that version;
@@ -162,8 +162,8 @@ def refuse_like_trtexec(log: Path, flags: list[str], version: str | None = None,
     """The exit status when the real trtexec (of the log's version) rejects ``flags`` or prints
     its help (0), after printing its banner and lines; None when it accepts them (the replayed
     log then brings its own banner)."""
-    from trtsafe_lab.trtexec.flag_check import real_parse
     from trtsafe_lab.trtexec.flag_table import load_table
+    from trtsafe_lab.trtexec.tool_parser import real_parse
 
     trt = _version(log, version)
     parsed = real_parse(load_table("trtexec", trt), flags)
