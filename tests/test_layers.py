@@ -93,6 +93,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # Views: matplotlib Figures and ipywidgets panels built from tables.
     ("views", (
         "trtsafe_lab.logs.plots", "trtsafe_lab.logs.text_views", "trtsafe_lab.profile.plots",
+        "trtsafe_lab.report_html",
         "trtsafe_lab.profile.plots_analysis",
         "trtsafe_lab.runtime.view",
         "trtsafe_lab.trtexec.panel", "trtsafe_lab.widgets", "trtsafe_lab.widgets.*",
