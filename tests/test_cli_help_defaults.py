@@ -108,11 +108,14 @@ def _option(words: str, option: str) -> argparse.Action:
     ("--tool", {"build": "trtexec", "profile sweep engines": "trtexec",
                 "profile trtexec": "trtexec"}),
     ("--trt-version", {"build": None, "profile sweep engines": None, "profile trtexec": None}),
+    ("--graph", {"profile reference": False, "profile sweep reference": False,
+                 "profile engine": False}),
+    ("--trace", {"profile reference": False, "profile sweep reference": False,
+                 "profile engine": False}),
 ])
-def test_shared_options_are_one_definition(option: str, defaults: dict[str, str | None]
-                                           ) -> None:
-    """--out of the profile subcommands and --tool/--trt-version of the commands that run
-    trtexec read the same everywhere (one definition); each subcommand keeps its default."""
+def test_shared_options_are_one_definition(option: str, defaults: dict[str, object]) -> None:
+    """--out and the timing switches of the profile subcommands, --tool/--trt-version of the
+    commands that run trtexec: the same everywhere (one definition); each keeps its default."""
     actions = {f"trtsafe-lab {words}": _option(f"trtsafe-lab {words}", option)
                for words in defaults}
     assert {w.removeprefix("trtsafe-lab "): a.default for w, a in actions.items()} == defaults

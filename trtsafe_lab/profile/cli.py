@@ -11,7 +11,7 @@ from typing import Any
 
 # All stdlib-only at import time (trtsafe-lab profile --help imports no pandas).
 from trtsafe_lab.errors import UsageError
-from trtsafe_lab.profile.args_cli import add_out_argument, positive_int
+from trtsafe_lab.profile.args_cli import add_out_argument, add_timing_arguments, positive_int
 from trtsafe_lab.profile.harness import DEFAULT_PASSES_PER_SAMPLE, TIMING_MODES
 from trtsafe_lab.profile.trtexec_cli import register_trtexec
 from trtsafe_lab.trtexec.tool_cli import add_tool_arguments
@@ -190,13 +190,8 @@ def _reference_arguments(parser: argparse.ArgumentParser, aux: str) -> None:
                         help="integer-hash rounds per thread in each kernel: the work per kernel")
     parser.add_argument("--aux", type=_int_list, default=aux, metavar="N,N,...",
                         help="aux-stream counts to run, one run each")
-    parser.add_argument("--graph", action="store_true",
-                        help="capture the forward pass in a CUDA graph and time its replays")
-    parser.add_argument("--warmup", type=int, default=20,
-                        help="untimed forward passes before timing")
-    parser.add_argument("--iterations", type=positive_int, default=200,
-                        help="timed samples per run; in batched mode each sample times "
-                        "--passes-per-sample passes")
+    add_timing_arguments(parser, "forward passes", "in batched mode each sample times "
+                         "--passes-per-sample passes")
     parser.add_argument("--timing", choices=TIMING_MODES, default=TIMING_MODES[0],
                         help="batched: one event pair per --passes-per-sample passes, "
                         "unbiased medians; per-iteration: events around every pass, for tails; "
@@ -205,8 +200,6 @@ def _reference_arguments(parser: argparse.ArgumentParser, aux: str) -> None:
     parser.add_argument("--passes-per-sample", type=positive_int, default=None,
                         help="forward passes per sample, batched mode only (if omitted: "
                         f"{DEFAULT_PASSES_PER_SAMPLE})")
-    parser.add_argument("--trace", action="store_true",
-                        help="also record a CUPTI kernel trace (needs cupti-python)")
     add_out_argument(parser, "out/profile")
 
 
@@ -305,21 +298,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     eng = sub.add_parser("engine", help="profile a serialized TensorRT engine (needs tensorrt)",
                          description="Deserialize the engine with the TensorRT Python API, time "
-                         "its inference with the given aux streams and write a run directory per "
-                         "setting under --out (needs tensorrt, cuda-python and a GPU).")
+                         "its inference with the aux streams it was built for and write a run "
+                         "directory under --out (needs tensorrt, cuda-python and a GPU). To "
+                         "compare aux-stream counts, build one engine per count: trtsafe-lab "
+                         "profile sweep engines.")
     eng.add_argument("engine", help="the serialized engine (.engine / .plan)")
-    eng.add_argument("--aux-streams", type=_int_list, default=None,
-                     metavar="N,N,...",
-                     help="aux-stream counts to give the engine, one run each (if omitted: "
-                     "what the engine asks for, its num_aux_streams)")
-    eng.add_argument("--graph", action="store_true",
-                     help="capture the inference in a CUDA graph and time its replays")
-    eng.add_argument("--trace", action="store_true",
-                     help="also record a CUPTI kernel trace (needs cupti-python)")
-    eng.add_argument("--warmup", type=int, default=20,
-                     help="untimed inferences before timing")
-    eng.add_argument("--iterations", type=positive_int, default=200,
-                     help="timed inferences per run")
+    eng.add_argument("--aux-streams", type=_int_list, default=None, metavar="N",
+                     help="the engine's aux-stream count, checked only: it is fixed when the "
+                     "engine is built, so another count is refused (if omitted: the engine's "
+                     "num_aux_streams)")
+    add_timing_arguments(eng, "inferences", f"each sample times {DEFAULT_PASSES_PER_SAMPLE} "
+                         "inferences")
     add_out_argument(eng, "out/profile")
     eng.set_defaults(func=_engine)
 
