@@ -154,7 +154,10 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "build-failed",
         re.compile(
-            r"Engine could not be created|Building engine failed|Engine set up failed"
+            r"Engine could not be created|Engine set up failed"
+            # Torch-TensorRT's ConversionCtx: "Building TensorRT engine failed", "Building
+            # serialized network failed in TensorRT"
+            r"|Building (?:TensorRT |serialized )?(?:engine|network) failed"
             r"|Failed to create engine|Engine creation failed|[Bb]uild serialized network failed"
             r"|buildSerializedNetwork(?!: )|buildEngine(?!\w{0,40}: )|&&&& FAILED"
         ),
