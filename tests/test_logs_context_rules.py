@@ -291,6 +291,19 @@ def test_importer_node_on_a_continuation_line_before_a_bare_header(tmp_path: Pat
             "node: TensorrtExecutionProvider_TRTKernel_graph_test_160532691_1_0\n",
             {("{ForeignNode[x1...y]}", "no-implementation", True)},
         ),
+        (  # n157, n481, n655: network validation names the layer it rejects; the safety
+            # builder's wording is NVIDIA/TensorRT#2533's title (a glued markdown ">" dropped)
+            "[TensorRT] ERROR: Layer model/up 2/Resize failed validation\n"
+            "[12/08/2022-10:00:00] [E] Error[4]: [network.cpp::validate::2789] Error Code 4: "
+            "Internal Error (Layer /m/Conv_3 failed DriveOS 6.0 safety scope validation)\n"
+            "[TRT] [E] 4: [network.cpp::validate::2871] Error Code 4: Internal Error (Layer "
+            ">(Unnamed Layer* 0) [TopK] failed validation)\n",
+            {
+                ("/m/Conv_3", "safety-scope", True),
+                ("model/up 2/Resize", "", False),
+                ("(Unnamed Layer* 0) [TopK]", "internal-error", True),
+            },
+        ),
     ],
 )
 def test_batch4_reading_rules(

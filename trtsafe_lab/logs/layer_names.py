@@ -59,6 +59,11 @@ _DLA_FALLBACK = (
 )
 # TF-TRT names the TensorRT engine op it could not build ("Engine creation for TRTEngineOp_0_0
 # failed. The native segment will be used instead.", tensorflow's trt_engine_op.cc).
+# Network validation names the layer it rejects ("Layer concatenate_1 failed validation",
+# "Layer xxx failed DriveOS 6.0 safety scope validation")
+_FAILED_VALIDATION = re.compile(
+    rf"\bLayer (?P<name>.{{1,{MAX_NAME_CHARS}}}?) failed (?:[\w. ]{{1,60}} )?validation\b"
+)
 _TF_TRT_ENGINE_OP = re.compile(
     rf"(?:Engine creation|[Bb]uilding engine) for (?P<name>\S{{1,{MAX_NAME_CHARS}}}?) failed"
 )
@@ -194,6 +199,9 @@ def line_names(text: str) -> list[tuple[str, str]]:
         for pattern in _DLA_FALLBACK:
             for match in itertools.islice(pattern.finditer(text), MAX_MATCHES):
                 out.append((match.group("name"), "dla-fallback"))
+    if "validation" in text and "Layer " in text:
+        for match in itertools.islice(_FAILED_VALIDATION.finditer(text), MAX_MATCHES):
+            out.append((match.group("name"), ""))
     if "ngine creation for" in text or "uilding engine for" in text:
         for match in itertools.islice(_TF_TRT_ENGINE_OP.finditer(text), MAX_MATCHES):
             out.append((match.group("name"), "build-failed"))
@@ -226,4 +234,7 @@ def line_names(text: str) -> list[tuple[str, str]]:
             close = closing_quote(text, match.end() - 1)
             if close > 0:
                 out.append((text[match.end() : close], "safety-scope"))
+    # no name starts with ">": that is a markdown quote mark a paste glued to the name (n655:
+    # "Error Code 4: Internal Error (Layer >conv3_up.0:1:CONVOLUTION:GPU failed validation)")
+    out = [(name.lstrip(">"), category) for name, category in out]
     return [(name, category) for name, category in out if name and len(name) <= MAX_NAME_CHARS]
