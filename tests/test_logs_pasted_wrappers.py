@@ -22,9 +22,11 @@ from corpus_cases import named_cases, read_layers
 
 WRAPPERS: dict[str, Callable[[str], str]] = {
     "quote": lambda line: "> " + line,
+    "quote-no-space": lambda line: ">" + line,  # as published in n655
     "bold": lambda line: f"**{line}**" if line.strip() else line,
     "backticks": lambda line: f"`{line}`" if line.strip() else line,
     "indent": lambda line: "    " + line,
+    "indent-8": lambda line: " " * 8 + line,  # a <details> block's indentation (n714)
     "crlf": lambda line: line + "\r",
     "trailing-spaces": lambda line: line + "   ",
 }
