@@ -223,6 +223,17 @@ def test_signature_placeholders() -> None:
     )
 
 
+def test_a_plain_word_name_is_replaced_only_as_a_word() -> None:
+    # n718: the UFF node "Cast" of op "_Cast"; a scoped name is replaced wherever it stands
+    assert signature(
+        "[TensorRT] ERROR: UffParser: Validator error: Cast: Unsupported operation _Cast",
+        ["Cast"],
+    ) == "UffParser: Validator error: <name>: Unsupported operation _Cast"
+    assert signature("Broadcast failed for Cast", ["Cast"]) == "Broadcast failed for <name>"
+    glued = "PartitionedCall/TRTEngineOp_0_1"  # n323: TF-TRT prints no space after "for"
+    assert signature(f"x for{glued}", [glued]) == "x for<name>"
+
+
 def test_cli_group(capsys: pytest.CaptureFixture[str]) -> None:
     from trtsafe_lab.cli import main
 

@@ -266,6 +266,34 @@ _RULES: tuple[tuple[re.Pattern[str], Any], ...] = (
 )
 
 
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def _replace_name(text: str, name: str, mark: str) -> str:
+    """``text`` with ``name`` replaced by ``mark``: a plain-word name ("Cast") only where it is
+    a word of its own (not in the op "_Cast", not in "Broadcast"), other names wherever they
+    stand ("for<name>" glued by TF-TRT, "<name>_normalizationBiased"); one pass."""
+    if not name.isalpha():
+        return text.replace(name, mark)
+    left, right = _is_word(name[0]), _is_word(name[-1])
+    parts: list[str] = []
+    position = 0
+    found = text.find(name)
+    while found != -1:
+        end = found + len(name)
+        if not (left and found > 0 and _is_word(text[found - 1])) and not (
+            right and end < len(text) and _is_word(text[end])
+        ):
+            parts.append(text[position:found] + mark)
+            position = end
+            found = text.find(name, end)
+        else:
+            found = text.find(name, found + 1)
+    parts.append(text[position:])
+    return "".join(parts)
+
+
 def signature(message: str, names: Iterable[str] = (), category: str = "") -> str:
     """The message's reason with names, numbers, sizes, paths and times as placeholders.
 
@@ -283,7 +311,7 @@ def signature(message: str, names: Iterable[str] = (), category: str = "") -> st
         known.add(leading)
     known.discard("")
     for name in sorted(known, key=len, reverse=True):
-        text = text.replace(name, "\x00")
+        text = _replace_name(text, name, "\x00")
     text = text.replace("\x01", " ")
     text = _expressions(text)
     kept = _KEEP.findall(text)
