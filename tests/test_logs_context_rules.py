@@ -304,6 +304,21 @@ def test_importer_node_on_a_continuation_line_before_a_bare_header(tmp_path: Pat
                 ("(Unnamed Layer* 0) [TopK]", "internal-error", True),
             },
         ),
+        (  # n811: the UFF parser's validator error printed bare by an app is an error
+            "UFFParser: Validator error: Net/Logits/SpatialSqueeze: Unsupported operation "
+            "Squeeze\nFailed to parse UFF\n",
+            {("Net/Logits/SpatialSqueeze", "parser-unsupported", True)},
+        ),
+        (  # n802: the parser's error code before "Invalid Node - X", printed bare
+            "[6] Invalid Node - /h/If\n/h/If_OutputLayer: IIfConditionalOutputLayer inputs must "
+            "have the same shape. Shapes are [-1,120,-1] and [-1,120,-1,-1].\n",
+            {("/h/If", "parser-error", True), ("/h/If_OutputLayer", "shape", True)},
+        ),
+        (  # n810: TensorRT 4 rejects a shuffle layer's permutation (an API parameter)
+            "[2018-07-17 11:08:54   ERROR] (Unnamed Layer* 5) [Shuffle]: first transpose is not "
+            "valid\n",
+            {("(Unnamed Layer* 5) [Shuffle]", "api-usage", True)},
+        ),
     ],
 )
 def test_batch4_reading_rules(

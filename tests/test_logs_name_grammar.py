@@ -164,3 +164,9 @@ def test_a_record_of_many_long_names_keeps_each_once() -> None:
     )
     layers = list(analyze_log(text.encode()).failures["layer"])
     assert layers == ["Conv_1 + Relu_2", *names]
+
+
+def test_an_apps_key_value_print_names_no_layer() -> None:
+    # n820's first line, read as a continuation of the record before it when a paste repeats
+    assert leading_name("is_p: 2 gd: 0.33 gw: 0.5 channels: 1024") == ""
+    assert leading_name("conv_1: 3 input channels expected") == "conv_1"

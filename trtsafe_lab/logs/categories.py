@@ -33,6 +33,8 @@ UNTAGGED_ERROR = re.compile(
     r"(?=\s|$)"
     # Torch-TensorRT's conversion error printed without its logger tag
     r"|^Unable to convert node: "
+    # the UFF parser's own errors, printed by an app without a severity
+    r"|^U(?:FF|ff)Parser: (?:Validator|Parser) error: "
     # the last line of a Python traceback / a thrown C++ error ("RuntimeError: [Error thrown
     # at core/conversion/conversion.cpp:125] ...", Torch-TensorRT's TORCHTRT_CHECK)
     r"|^(?:[A-Za-z_][\w.]{0,80}\.)?[A-Z]\w{0,60}(?:Error|Exception):(?=\s|$)"
@@ -143,6 +145,9 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "api-usage",
         re.compile(
             r"API Usage Error|Parameter check failed|\bnot called\b|\bout of range\b"
+            # a shuffle layer's permutation the API rejects (TensorRT 4-7: "X: first transpose
+            # is not valid")
+            r"|\b(?:first|second) transpose is not valid\b"
             # what the API allows only in a mode: "two inputs (data and weights) are allowed
             # only in explicit-quantization mode"
             r"|\ballowed only (?:in|for|with|when)\b|\bonly allowed (?:in|for|with|when)\b"

@@ -79,6 +79,7 @@ _PROGRAM_THEN_SOURCE = re.compile(rf": \S{{1,300}}\.{SOURCE_EXTENSION}:\d{{1,9}}
 _LOGGER_TAG = re.compile(r"\[(?:TRT|TensorRT)\] ")
 _CODE_PREFIX = re.compile(r"(?:\d{1,3}: |Error\[\d{1,3}\]: )")
 _INTERFACE = re.compile(r"I[A-Z][A-Za-z]{0,60}Layer ")
+_KEY_VALUES = re.compile(r": -?[\d.]{1,40} [A-Za-z_][\w-]{0,40}: ")  # a value, then the next key
 _THEN_WORD = re.compile(r" [a-z]{2,40}\b")
 MAX_CLAUSES = 16  # ": " separators (and as many sentence ends) tried per line
 _CLAUSE_START = re.compile(r"(?<!\.)[:.] (?=\S)")  # not the "..." of a ForeignNode range
@@ -121,6 +122,8 @@ def _leading_at(text: str, start: int, *, strong_then_word: bool) -> str:
         return ""  # "onnx::QuantizeLinear_1205: invalid weights type of Int8": an initializer
     if _PROGRAM_THEN_SOURCE.match(text, after):
         return ""  # glibc's assert: "yolov9: /src/demo.cpp:31: void f(): Assertion `x' failed."
+    if _KEY_VALUES.match(text, after):
+        return ""  # an app's "is_p: 2 gd: 0.33 gw: 0.5" print, keys and values (n820)
     if text.startswith(":", after) and looks_like_name(name):
         return name
     if after == len(text.rstrip()) and TORCH2TRT.fullmatch(name + " "):

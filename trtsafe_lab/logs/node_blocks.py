@@ -39,7 +39,8 @@ PARSER_ERROR = re.compile(
     r"(?:ModelImporter|importers?|onnxOpCheckers|onnx2trt\w{0,40})\.cpp:\d{1,9}"
     r" In function \w{1,200}:"
     r"|(?:^|\s)In function import\w+:|In node -?\d+ \(\w+\): [A-Z_]+:|INVALID_NODE|UNSUPPORTED_NODE"
-    r"|^Invalid Node - |^Exception occurred in - "
+    # (the parser's error code may lead: "[6] Invalid Node - X")
+    r"|^(?:\[\d{1,3}\] )?(?:Invalid Node - |Exception occurred in - )"
 )
 
 

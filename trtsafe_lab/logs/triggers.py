@@ -68,8 +68,17 @@ _TAILS: dict[bytes, tuple[tuple[tuple[bytes, bytes], ...], tuple[tuple[bytes, by
     # glibc's assert message when a process dies on a failed assertion ("trtexec: graph.cpp:1059:
     # ...: Assertion `0 && "Unsupported type"' failed.")
     b"A": (((b"ssertion `", b""),), ()),
-    # Torch-TensorRT's "Unable to convert node: %x : Tensor = aten::op(...)", also printed bare
-    b"U": (((b"nable to convert node", b""),), ()),
+    # Torch-TensorRT's "Unable to convert node: %x : Tensor = aten::op(...)", also printed bare;
+    # the UFF parser's "UFFParser: Validator error: X: Unsupported operation Squeeze" (either
+    # spelling), printed bare by apps
+    b"U": (
+        (
+            (b"nable to convert node", b""),
+            (b"FFParser: ", rb"(?:Validator|Parser) error"),
+            (b"ffParser: ", rb"(?:Validator|Parser) error"),
+        ),
+        (),
+    ),
 }
 
 
