@@ -319,6 +319,47 @@ def test_importer_node_on_a_continuation_line_before_a_bare_header(tmp_path: Pat
             "valid\n",
             {("(Unnamed Layer* 5) [Shuffle]", "api-usage", True)},
         ),
+        (  # n856, n857: TensorRT's template glues the node to "requires"
+            "[TRT] [E] 2: [myelinBuilderUtils.cpp::operator()::293] Error Code 2: Internal Error "
+            "(Slice_7requires bool I/O but node can not be handled by Myelin.)\n",
+            {("Slice_7", "myelin", True)},
+        ),
+        (  # n858: the CUDA error during getBestTactic is the plugin's, printed just before
+            "ERROR: C:\\source\\rtExt\\cuda\\cudaPluginV2DynamicExtRunner.cpp (108) - Cuda Error "
+            "in nvinfer1::rt::cuda::PluginV2DynamicExtRunner::execute: 9 (invalid configuration "
+            "argument)\nWARNING: Get cuda error during getBestTactic: (Unnamed Layer* 6) "
+            "[PluginV2DynamicExt]\n",
+            {("(Unnamed Layer* 6) [PluginV2DynamicExt]", "plugin", False)},
+        ),
+        (  # n860, n864: strict mode names the layer after "layer" (a number counts), with a
+            # custom logger's "WARN TRT:" or with no prefix at all
+            "WARN TRT: No implementation of layer 417 obeys the requested constraints in strict "
+            "mode. No conforming implementation was found i.e. requested layer computation "
+            "precision and output precision types are ignored, using the fastest implementation. "
+            "trt_utils.cpp:252\n"
+            "No implementation of layer Mul__9 obeys the requested constraints in strict mode. No "
+            "conforming implementation was found i.e. requested layer computation precision and "
+            "output precision types are ignored, using the fastest implementation.\n",
+            {("417", "no-implementation", False), ("Mul__9", "no-implementation", False)},
+        ),
+        (  # n872, n873: a layer precision the builder rejects; "[ ERROR]" (a cut TensorRT 4-6
+            # "[date time   ERROR]" prefix)
+            "[ ERROR] Min__10: cannot use precision Int32 with weights of type Float\n"
+            "[ERROR] Layer Min__10 failed validation\n",
+            {("Min__10", "api-usage", True)},
+        ),
+        (  # n850: the parser found the plugin but could not create it
+            "[06/28/2023-09:11:03] [TRT] [E] ModelImporter.cpp:773: While parsing node number 4 "
+            '[TRTS_Scatter -> "out"]:\n'
+            "[06/28/2023-09:11:03] [TRT] [E] ModelImporter.cpp:774: --- Begin node ---\n"
+            '[06/28/2023-09:11:03] [TRT] [E] ModelImporter.cpp:775: input: "src"\n'
+            'output: "out"\nname: "Scatter_4"\nop_type: "TRTS_Scatter"\n'
+            "[06/28/2023-09:11:03] [TRT] [E] ModelImporter.cpp:776: --- End node ---\n"
+            "[06/28/2023-09:11:03] [TRT] [E] ModelImporter.cpp:779: ERROR: builtin_op_importers.cpp"
+            ":4898 In function importFallbackPluginImporter:\n[8] Assertion failed: plugin && "
+            '"Could not create plugin"\n',
+            {("Scatter_4", "plugin", True)},
+        ),
     ],
 )
 def test_batch4_reading_rules(

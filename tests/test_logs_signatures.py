@@ -223,6 +223,14 @@ def test_signature_placeholders() -> None:
     )
 
 
+def test_data_types_are_one_placeholder() -> None:
+    # n872, n873: the same precision misuse with the types the other way round
+    assert signature("Min_1: cannot use precision Int32 with weights of type Float", ["Min_1"]) == (
+        signature("(Unnamed Layer* 1) [Constant]: cannot use precision Float with weights of type "
+                  "Int32", ["(Unnamed Layer* 1) [Constant]"])
+    ) == "<name>: cannot use precision <type> with weights of type <type>"
+
+
 def test_a_plain_word_name_is_replaced_only_as_a_word() -> None:
     # n718: the UFF node "Cast" of op "_Cast"; a scoped name is replaced wherever it stands
     assert signature(

@@ -62,6 +62,9 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|Unable to find valid implementation for layer\b"
         ),
     ),
+    # the plugin was found but creating it failed ("In function importFallbackPluginImporter:
+    # [8] Assertion failed: plugin && "Could not create plugin"")
+    ("plugin", re.compile(r"Could not create plugin")),
     (
         "parser-unsupported",
         re.compile(
@@ -119,6 +122,9 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
             rf"|\b(?:must|can ?not|cannot) (?:not )?be (?:of type )?k?{_DTYPE}"
             rf"|\b(?:are|is) of type k?{_DTYPE}|requires inputs? with \w{{1,20}} type\b"
             r"|used as an execution tensor"
+            # a layer precision the builder rejects ("X: cannot use precision Int32 with
+            # weights of type Float")
+            r"|\bcannot use precision\b"
         ),
     ),
     (

@@ -297,8 +297,8 @@ def examine(record: Record, state: ParseState) -> LogFacts:
         if not framing:
             reset_block(state)
     category = state.category_of(message)
-    if parser_error and category not in ("parser-unsupported", "parser-error"):
-        category = "parser-error"
+    if parser_error and category not in ("parser-unsupported", "parser-error", "plugin"):
+        category = "parser-error"  # (a plugin the parser found but could not create: plugin)
     if record.hit and "myelin" in message and _CRASH.search(message):
         category = "myelin"  # an assertion in Myelin's own sources ("myelin/src/compiler/...")
     severity = prefix.severity
@@ -342,7 +342,7 @@ def examine(record: Record, state: ParseState) -> LogFacts:
         # TensorRT's "Parameter check failed at: ...addPoolingNd"): that error's reason.
         category = before_category
     runtime_content = record.hit and RUNTIME_CONTENT.search(message) is not None
-    phase = PHASE_BY_CATEGORY.get(category, "")
+    phase = PHASE_BY_CATEGORY.get(category, "") or ("parse" if parser_error else "")
     if category == "tactic-out-of-memory" and (state.phase == "runtime" or runtime_content):
         phase = ""  # out of memory while deserializing or running, not while autotuning
     if not phase and TACTIC_CONTENT.search(message):
@@ -378,6 +378,11 @@ def examine(record: Record, state: ParseState) -> LogFacts:
         findings = _complete_cut_names(record, findings, state)
     for finding in findings:
         finding.category = category if skipped else finding.category or category
+    if record.hit and before_category and "during getBestTactic" in message:
+        # "Get cuda error during getBestTactic: X" reports the error printed just before it
+        # (n858: the plugin's execute failed; n043: an allocation ran out of memory)
+        for finding in findings:
+            finding.category = before_category
     if record.hit:
         findings = _backend_strategies(record, severity, findings, state)
     return LogFacts(

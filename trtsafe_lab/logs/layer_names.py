@@ -28,6 +28,9 @@ from trtsafe_lab.logs.names import name_at, strip_interface
 
 _NO_IMPL = re.compile(r"[Cc]ould not find any implementation for node ")
 _NO_TACTIC = re.compile(r"No tactic available for (?:node|layer) ")
+# strict mode: "No implementation of layer 417 obeys the requested constraints in strict mode."
+# (the label says a layer follows: a numeric name counts)
+_NOT_OBEYED = re.compile(r"No implementation of layer ")
 # the optimizer's format assertion: "Assertion ... failed. No supported formats for X" (the
 # name ends the message; its category is the record's)
 _NO_FORMATS = re.compile(r"No supported formats for ")
@@ -176,6 +179,7 @@ def _best_tactic_name(rest: str) -> str:
 _NAME_AFTER: tuple[tuple[str, re.Pattern[str], Callable[[str, int], str], str], ...] = (
     ("mplementation for node", _NO_IMPL, name_at, "no-implementation"),
     ("No tactic available", _NO_TACTIC, name_at, "no-tactic"),
+    ("mplementation of layer ", _NOT_OBEYED, spaced_name_token, ""),
     ("supported formats for ", _NO_FORMATS, name_at, ""),
     ("layer name: ", _REPEATED_NAME, spaced_name_token, "api-usage"),
     ("Validator error: ", _VALIDATOR, _clause_subject, ""),

@@ -79,6 +79,9 @@ _PROGRAM_THEN_SOURCE = re.compile(rf": \S{{1,300}}\.{SOURCE_EXTENSION}:\d{{1,9}}
 _LOGGER_TAG = re.compile(r"\[(?:TRT|TensorRT)\] ")
 _CODE_PREFIX = re.compile(r"(?:\d{1,3}: |Error\[\d{1,3}\]: )")
 _INTERFACE = re.compile(r"I[A-Z][A-Za-z]{0,60}Layer ")
+# TensorRT's template glues the node to the verb: "Error Code 2: Internal Error (Slice_79requires
+# bool I/O but node can not be handled by Myelin.)" (myelinBuilderUtils.cpp)
+_GLUED_MYELIN = "requires bool I/O but node can not be handled by Myelin"
 _KEY_VALUES = re.compile(r": -?[\d.]{1,40} [A-Za-z_][\w-]{0,40}: ")  # a value, then the next key
 _THEN_WORD = re.compile(r" [a-z]{2,40}\b")
 MAX_CLAUSES = 16  # ": " separators (and as many sentence ends) tried per line
@@ -128,6 +131,8 @@ def _leading_at(text: str, start: int, *, strong_then_word: bool) -> str:
         return name
     if after == len(text.rstrip()) and TORCH2TRT.fullmatch(name + " "):
         return name  # torch2trt prints "[CONCATENATION #13]" alone, the reason on the next line
+    if name.endswith("requires") and text.startswith(_GLUED_MYELIN, after - len("requires")):
+        return name[: -len("requires")]  # TensorRT prints no space before "requires" (n856)
     if strong_then_word and _THEN_WORD.match(text, after) and looks_like_strong_name(name):
         return name
     spaced = spaced_name_token(text, start)  # "model/up 2/Resize: ...": the colon ends it

@@ -63,7 +63,7 @@ _TOKEN = re.compile(
   | \[(?P<ort>[EWIV]):onnxruntime:[^\]]{0,100}\]
   | \[(?P<tag>TRT|TensorRT|TensorRT-LLM|Torch-TensorRT|TRTorch)\]:?
   | \[(?:TRT|TensorRT)\ (?P<tagsev>ERROR|WARNING|INFO|VERBOSE|INTERNAL_ERROR)\]
-  | \[(?P<lsev>error|warn|warning|info|verbose|debug|fatal
+  | \[\ ?(?P<lsev>error|warn|warning|info|verbose|debug|fatal
           |ERROR|WARN|WARNING|INFO|VERBOSE|DEBUG|FATAL)\ ?\](?:\[[\w.-]{1,80}:\d{1,9}\]:?)?
   | (?P<nvinfer>NVInfer):[ ]
   | \[(?P<apptag>[A-Za-z][\w-]{0,40}-Cookbook|polygraphy|Polygraphy)\]

@@ -8,8 +8,9 @@ parser's wrapper of each parser version (``In <importer>: <reason>``), TensorRT 
 file:line``. Then the layer, its members and tensors, quoted strings and names standing where
 TensorRT's grammar puts names become ``<name>``; timestamps ``<time>``; file paths ``<path>``;
 tactic ids (hex or decimal) ``<tactic>``; other hexadecimal ids ``<hex>``; sizes with a unit
-``<size>``; dimension lists ``<dims>`` (symbolic extents count as numbers); other numbers
-``<n>``. ``Error Code N`` and ``Error[N]`` keep their number (it is TensorRT's error family),
+``<size>``; TensorRT's data type names (``Int32``, ``Float``, ``kHALF``, ...) ``<type>``;
+dimension lists ``<dims>`` (symbolic extents count as numbers); other numbers ``<n>``.
+``Error Code N`` and ``Error[N]`` keep their number (it is TensorRT's error family),
 and source locations keep file and function (``[optimizer.cpp::computeCosts::<n>]``, MSVC's
 namespaces dropped). Whitespace runs become one space. Logs whose wordings of one failure differ
 share the row's ``explanation_id`` instead (tests/test_logs_signatures.py states the rule).
@@ -260,6 +261,15 @@ _RULES: tuple[tuple[re.Pattern[str], Any], ...] = (
     (
         re.compile(r"\b\d{1,20}(?:\.\d{1,12})? ?(?:bytes|[KMGT]i?B|B)\b"),
         "<size>",
+    ),
+    # TensorRT's data type names: the model's types, like its numbers ("cannot use precision
+    # Int32 with weights of type Float", "elementwise inputs must not be Bool")
+    (
+        re.compile(
+            r"\bk?(?:U?Int(?:4|8|32|64)|U?INT(?:4|8|32|64)|Float|FLOAT|Half|HALF|Bool|BOOL"
+            r"|BFloat16|BF16|FP(?:4|8|16|32))\b"
+        ),
+        "<type>",
     ),
     (re.compile(r"\b\d{1,20}(?:\.\d{1,12})?(?:e[+-]?\d{1,3})?\b"), "<n>"),
     (re.compile(r"\[(?:-?<n>|\?)(?:, ?(?:-?<n>|\?)){0,64}\]|\(<n>(?:, ?<n>){0,64}\)"), "<dims>"),

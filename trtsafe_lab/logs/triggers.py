@@ -65,6 +65,9 @@ _TAILS: dict[bytes, tuple[tuple[tuple[bytes, bytes], ...], tuple[tuple[bytes, by
     # a Paddle-TRT layer name ("conv2d_transpose (Output: x.tmp_0): ..."), which Paddle's bare
     # logger prints without a severity
     b"(": (((b"Output: ", b""),), ()),
+    # strict mode's "No implementation of layer X obeys the requested constraints in strict
+    # mode." printed without a severity (matched from the rare "q" of "requested")
+    b"q": (((b"uested constraints in strict mode", b""),), ()),
     # glibc's assert message when a process dies on a failed assertion ("trtexec: graph.cpp:1059:
     # ...: Assertion `0 && "Unsupported type"' failed.")
     b"A": (((b"ssertion `", b""),), ()),
