@@ -41,6 +41,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "trtsafe_lab.replay",
         "trtsafe_lab.logs.source", "trtsafe_lab.logs.triggers", "trtsafe_lab.logs.records",
         "trtsafe_lab.logs.names", "trtsafe_lab.logs.layer_names", "trtsafe_lab.logs.classify",
+        "trtsafe_lab.logs.record_names",
         "trtsafe_lab.logs.categories", "trtsafe_lab.logs.error_sites",
         "trtsafe_lab.logs.parse_state", "trtsafe_lab.logs.node_blocks",
         "trtsafe_lab.logs.parser", "trtsafe_lab.logs.record_cache", "trtsafe_lab.logs.scan",

@@ -147,10 +147,10 @@ def test_a_name_inside_a_found_name_is_a_member_of_it() -> None:
 
 
 def test_a_record_of_many_long_names_keeps_each_once() -> None:
-    """The membership check is bounded (classify.MAX_CONTAINING_CHARS of the found names are
+    """The membership check is bounded (record_names.MAX_CONTAINING_CHARS of found names are
     searched): a record whose names run past it still reads each distinct name once, and a
     member of the first name is still dropped."""
-    from trtsafe_lab.logs.classify import MAX_CONTAINING_CHARS
+    from trtsafe_lab.logs.record_names import MAX_CONTAINING_CHARS
     from trtsafe_lab.logs.records import MAX_CONTINUATION
 
     long = "/" + "/".join(f"block{k}" for k in range(40))

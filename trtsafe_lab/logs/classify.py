@@ -18,8 +18,9 @@ feeds the same number of records before each trigger, so both read the same cont
 The pieces it combines live apart: the category rules (:mod:`~trtsafe_lab.logs.categories`),
 where an error comes from (:mod:`~trtsafe_lab.logs.error_sites`), the ONNX parser's node blocks
 (:mod:`~trtsafe_lab.logs.node_blocks`), the carried state (:mod:`~trtsafe_lab.logs.parse_state`)
-and where a name can stand (:mod:`~trtsafe_lab.logs.name_grammar`,
-:mod:`~trtsafe_lab.logs.layer_names`).
+where a name can stand (:mod:`~trtsafe_lab.logs.name_grammar`,
+:mod:`~trtsafe_lab.logs.layer_names`) and the names a record's grammar adds
+(:mod:`~trtsafe_lab.logs.record_names`).
 """
 
 from __future__ import annotations
@@ -37,7 +38,6 @@ from trtsafe_lab.logs.categories import (
 )
 from trtsafe_lab.logs.error_sites import error_code, location, source
 from trtsafe_lab.logs.name_grammar import REFUSAL
-from trtsafe_lab.logs.name_tokens import cut_short
 from trtsafe_lab.logs.node_blocks import (
     IMPORTER_LOCATION,
     IMPORTER_NODE,
@@ -54,6 +54,11 @@ from trtsafe_lab.logs.parse_state import (
     recent_error_category,
     recent_importer_node,
     recent_timed_layer,
+)
+from trtsafe_lab.logs.record_names import (
+    LogFinding,
+    complete_cut_names,
+    grammar_names,
 )
 from trtsafe_lab.logs.records import Record
 
@@ -85,15 +90,6 @@ _PARSE_MARKER = re.compile(r"Start parsing network model|Input filename:")
 
 
 @dataclass
-class LogFinding:
-    """One layer name a record blames, with the category its wording implies."""
-
-    layer: str
-    line: int
-    category: str = ""
-
-
-@dataclass
 class LogFacts:
     """Everything the rules read from one record."""
 
@@ -113,37 +109,6 @@ class LogFacts:
     abandoned_block: BlockFinding | None = None  # an earlier node block no error followed
 
 
-MAX_RECENT_NAMES = 64
-
-
-def _complete_cut_names(
-    record: Record, findings: list[LogFinding], state: ParseState
-) -> list[LogFinding]:
-    """Replace a name cut off with its line by the earlier full name it starts, if any.
-
-    ``... Error Code 10: Internal Error (Could not find any implementation for node /model.22/p``
-    (the rest of the line lost) after the same error printed whole names ``/model.22/proto/...``.
-    """
-    texts = dict(record.lines)
-    out: list[LogFinding] = []
-    names: set[str] = set()
-    for finding in findings:
-        if cut_short(texts.get(finding.line, ""), finding.layer):
-            cut = finding.layer
-            full = next((n for n in state.recent_names if n.startswith(cut) and n != cut), None)
-            if full is not None:
-                finding = LogFinding(full, finding.line, finding.category)
-        if finding.layer not in names:
-            names.add(finding.layer)
-            out.append(finding)
-    for finding in out:
-        if finding.layer in state.recent_names:
-            state.recent_names.remove(finding.layer)
-        state.recent_names.insert(0, finding.layer)
-    del state.recent_names[MAX_RECENT_NAMES:]
-    return out
-
-
 def _reportable_without_names(severity: str, category: str) -> bool:
     if severity in ERRORISH:
         return True
@@ -157,49 +122,6 @@ def _may_name_layers(severity: str, category: str) -> bool:
     return _reportable_without_names(severity, category) or (
         severity == "warning" and category == "plugin"
     )
-
-
-MAX_CONTAINING_CHARS = 1 << 16  # characters of a record's found names a candidate is sought in
-
-
-def _grammar_names(
-    record: Record, findings: list[LogFinding], seen: set[str], state: ParseState
-) -> list[str]:
-    """Add the names standing where TensorRT's grammar puts layers; return tensor names.
-
-    See :mod:`trtsafe_lab.logs.name_grammar`. A name also mentioned as a tensor here is a
-    tensor, and so is a network input an earlier record named as a node ("UFFParser: Failed to
-    parseInput for node input_1", one of the last :data:`MAX_RECENT_NAMES` such inputs).
-    """
-    tensors: list[str] = []
-    tensor_set: set[str] = set()
-    inputs: list[str] = []
-    # A candidate inside a name already found (a member of a fused name the record prints whole)
-    # is part of that name: one substring search in the found names joined by newlines (no name
-    # holds one), not one per name; the joined text keeps the first MAX_CONTAINING_CHARS
-    # characters, so each search is bounded (past it, only equal names are dropped).
-    containing = "\n".join(sorted(seen))[:MAX_CONTAINING_CHARS]
-    for line_no, text in record.lines:
-        line_tensors, candidates, line_category = state.grammar_of(text)
-        for tensor in line_tensors:
-            if tensor not in tensor_set:
-                tensor_set.add(tensor)
-                tensors.append(tensor)
-        if "Input for node" in text:
-            inputs.extend(line_tensors)
-        for name in candidates:
-            if state.input_nodes and name in state.input_nodes:
-                continue
-            if name not in tensor_set and name not in seen and name not in containing:
-                seen.add(name)
-                if len(containing) < MAX_CONTAINING_CHARS:
-                    containing = f"{containing}\n{name}"[:MAX_CONTAINING_CHARS]
-                # the category its own line implies ("X: inputs must have the same shape")
-                findings.append(LogFinding(name, line_no, line_category))
-    for name in inputs:  # a new tuple (hashable: the record cache keys readings on it)
-        if name not in state.input_nodes:
-            state.input_nodes = (name, *state.input_nodes)[:MAX_RECENT_NAMES]
-    return tensors
 
 
 MAX_FAILED_STRATEGIES = 16  # layers of skipped backend strategies kept until the build ends
@@ -335,7 +257,7 @@ def examine(record: Record, state: ParseState) -> LogFacts:
     if record.hit and not framing and (
         refusal or _may_name_layers(severity, category)
     ):
-        tensors = _grammar_names(record, findings, seen, state)
+        tensors = grammar_names(record, findings, seen, state)
     if not category and findings and severity in ERRORISH:
         # An error that names a layer but states no reason, right after an error that does
         # (a converter's "Unable to create average pooling layer from node: X" thrown after
@@ -375,7 +297,7 @@ def examine(record: Record, state: ParseState) -> LogFacts:
     if record.hit and severity in ERRORISH:
         state.last_error_category = category
     if record.hit and findings:
-        findings = _complete_cut_names(record, findings, state)
+        findings = complete_cut_names(record, findings, state)
     for finding in findings:
         finding.category = category if skipped else finding.category or category
     if record.hit and before_category and "during getBestTactic" in message:
