@@ -73,6 +73,7 @@ REFUSAL = re.compile(
     r"|Not a TF-TRT candidate, "
 )
 _REFUSED_NODE = re.compile(r"\b[Nn]ode (?=\S)|'(?=[^'\s]{1,4096}')")
+_NOT_REFUSED = "excluded by segmenter option"
 _TF_TRT_REFUSED = re.compile(r"Not a TF-TRT candidate, \(Op type: [^()\s]{0,200}\), \(Op name: ")
 _LOCATION = re.compile(rf"\[[^\]\s]{{1,300}}(?:::|\.{SOURCE_EXTENSION}:)[^\]\s]{{0,300}}\] ")
 _PROGRAM_THEN_SOURCE = re.compile(rf": \S{{1,300}}\.{SOURCE_EXTENSION}:\d{{1,9}}: ")
@@ -238,6 +239,8 @@ def refused_names(text: str) -> list[str]:
         for match in itertools.islice(_TF_TRT_REFUSED.finditer(text), MAX_MATCHES):
             # the template's "), (Reason: " ends the name (which may hold spaces)
             end = text.find("), (Reason: ", match.end(), match.end() + MAX_NAME_CHARS)
+            if end > 0 and text.startswith(_NOT_REFUSED, end + len("), (Reason: ")):
+                continue  # the graph's own input or output node, no conversion was tried
             name = text[match.end() : end] if end > 0 else name_token(text, match.end())
             if name and name not in found:
                 found.append(name)
