@@ -5,8 +5,9 @@ a trigger (both in the full parse and in the streaming scan), so the scan may sk
 between matches without changing the result.
 
 Each trigger is a first byte that is rare-ish in verbose logs (``E``, ``W``, ``I``, ``F``,
-``!``, ``L``, ``j``, ``P``, ``N``) followed by one of a few *tails* (a trigger may start inside
-a word: the phrase ``rejected node`` is found from its ``j``); every tail starts with a literal
+``!``, ``L``, ``j``, ``P``, ``N``, ``R``, ``(``, ``q``, ``A``, ``U``) followed by one of a few
+*tails* (a trigger may start inside a word: the phrase ``rejected node`` is found from its ``j``,
+``requested constraints`` from its ``q``); every tail starts with a literal
 (its *head*), so the first two or three bytes of any match are known in advance
 (:data:`PREFIXES2`, :data:`PREFIXES3`). The scan uses that to reject almost every candidate
 position with a few vectorised numpy operations before running a regular expression on what is
