@@ -9,6 +9,7 @@ newline counting the scan's line numbers need.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -51,6 +52,7 @@ _CATEGORY_BYTES = {
 }
 
 
+@functools.lru_cache(maxsize=None)  # a few distinct patterns, each parsed once
 def first_bytes(pattern: bytes) -> frozenset[int]:
     """The bytes a match of ``pattern`` (a bytes regular expression, no flags) can begin with;
     :data:`ALL_BYTES` when it can match the empty string or uses anything this does not read
@@ -116,7 +118,9 @@ def literal_checks() -> tuple[Any, Any, Any, Any, Any]:
         while not max(heads).startswith(common):
             common = common[:-1]
         follow: frozenset[int] = frozenset()
-        for head, rest in HEAD_RESTS:
+        for head, rest in HEAD_RESTS if len(common) < 8 else ():
+            if follow == ALL_BYTES:
+                break
             if head.startswith(common):
                 follow |= (
                     frozenset((head[len(common)],)) if len(head) > len(common)
