@@ -149,7 +149,8 @@ def literal_checks() -> tuple[Any, Any, Any, Any, Any]:
 _CHECK_KEYS, _CHECK_WORDS, _CHECK_MASKS, _CHECK_LENGTHS, _CHECK_FOLLOWS = literal_checks()
 
 
-BLOCK_BYTES = 256 << 10  # the first-byte pass works on blocks this size (they stay in cache)
+BLOCK_BYTES = 1 << 20  # the first-byte pass works on blocks this size (they stay in the 1 MB L2
+# cache of the machine measured: 256 KB blocks took ~8% longer, more per-block steps)
 
 
 class Scratch:
