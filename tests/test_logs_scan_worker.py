@@ -50,8 +50,8 @@ def served(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     count = [0, 0]
     original = TriggerWorker.triggers
 
-    def triggers(self: TriggerWorker, number: int, begin: int, end: int) -> object:
-        found = original(self, number, begin, end)
+    def triggers(self: TriggerWorker, number: int, begin: int, end: int, *more: object) -> object:
+        found = original(self, number, begin, end, *more)  # type: ignore[arg-type]
         count[found is None] += 1
         return found
 
@@ -110,6 +110,39 @@ def test_chunks_taken_over_or_waited_for(
         assert served[1] > own_before  # taken over (how many the worker sent: timing)
     else:
         assert served[0] > 0
+
+
+def test_the_parent_reads_ahead_while_the_worker_reads(
+    corpus_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, served: list[int],
+    alone: bool,
+) -> None:
+    """When the parent catches up with the worker inside a chunk, it reads the next chunk and
+    finds its triggers meanwhile (the worker skips that one) instead of waiting idle; it parses
+    that chunk from what it read ahead. The same rows."""
+    if alone:
+        return
+    from trtsafe_lab.logs.scan_chunks import Chunks
+
+    log = tmp_path / "big.log"
+    log.write_bytes(_corpus_log(corpus_dir))
+    expected = scan_failures(log, chunk_bytes=65_536, worker=False)
+    original = scan_bytes.trigger_offsets
+
+    def slowly(*args: object, **kwargs: object) -> object:
+        time.sleep(0.003)  # the worker (and the parent's own pass): slower than the parsing
+        return original(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(scan_bytes, "trigger_offsets", slowly)
+    read_ahead: list[int] = []
+    successor = Chunks.successor
+
+    def counted(self: Chunks, tail: int) -> Chunks:
+        read_ahead.append(tail)
+        return successor(self, tail)
+
+    monkeypatch.setattr(Chunks, "successor", counted)
+    assert scan_failures(log, chunk_bytes=65_536, worker=True) == expected
+    assert read_ahead and served[0] > 0
 
 
 def test_byte_order_mark_and_a_cut_line(

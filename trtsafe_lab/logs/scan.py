@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import io
 import os
-import re
 import stat
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -29,24 +28,29 @@ from typing import Any
 from trtsafe_lab.logs.classify import CONTEXT_RECORDS, marker_phase
 from trtsafe_lab.logs.parser import LogParser
 from trtsafe_lab.logs.records import MAX_CONTINUATION, is_record_start, line_parts
+from trtsafe_lab.logs.scan_chunks import (
+    CHUNK_BYTES,
+    CONTEXT_LINES,
+    SMALL_FILE_BYTES,
+    Chunks,
+    OwnTriggers,
+    small_trigger_offsets,
+    worker_part,
+)
 from trtsafe_lab.logs.scan_worker import (
     ChunkTriggers,
     PreadReader,
-    Progress,
     TriggerWorker,
-    Work,
     can_fork_worker,
-    skipped,
     spare_cpu,
 )
-from trtsafe_lab.logs.source import MAX_LINE_BYTES, LogReadError, open_log
-from trtsafe_lab.logs.triggers import TRIGGER_GROUPS, has_error_trigger
+from trtsafe_lab.logs.source import open_log
+from trtsafe_lab.logs.triggers import has_error_trigger
 
-CHUNK_BYTES = 4 << 20
+__all__ = ["CHUNK_BYTES", "CONTEXT_LINES", "iter_failures", "scan_failures",
+           "small_trigger_offsets"]
 MERGE_LINES = 4  # trigger lines this close are fed as one window (see _Window._run_end)
 MERGE_BYTES = 8192  # ... and at most this many bytes apart
-# lines kept from one chunk for the next one's windows (the trigger's record and its context)
-CONTEXT_LINES = (CONTEXT_RECORDS + 1) * MAX_CONTINUATION + 2
 
 # (chunk, where its complete lines end, where its new lines start) -> the offsets of the lines
 # holding a trigger (the first trigger of each) and their line numbers (None: not known)
@@ -244,157 +248,9 @@ WORKER_MIN_BYTES = 64 << 20  # smaller files are scanned by one process (a fork 
 WAIT_FOR_WORKER = False  # tests: let the worker finish first
 
 
-class _Chunks:
-    """The scan's buffer: [context lines kept from the previous chunk | unread lines ...], read
-    from ``handle`` in pieces of ``chunk_bytes``. Which chunks a file gives depends on its bytes
-    only: the worker, reading the same file, gets the same ones."""
-
-    def __init__(self, handle: Any, chunk_bytes: int, path: str | os.PathLike[str]) -> None:
-        self.handle = handle
-        self.chunk_bytes = chunk_bytes
-        self.path = path
-        self.buf = bytearray()
-        self.filled = 0  # bytes of buf in use
-        self.first_line = 1  # line number of the first line in buf
-        self.context_end = 0  # where the context lines end (and the unread part starts) in buf
-        self.end = 0  # buf[:end] holds complete lines (all of the file's rest at its end)
-        self.eof = False
-        self.cutting = False  # inside a line longer than MAX_LINE_BYTES: drop bytes to its end
-        self.number = -1  # chunks read so far, less one
-
-    def read(self) -> None:
-        """Read until ``buf[context_end:end]`` holds new complete lines, or the file ended."""
-        buf = self.buf
-        while True:
-            filled, chunk_bytes = self.filled, self.chunk_bytes
-            if len(buf) < filled + chunk_bytes:
-                buf.extend(bytes(filled + chunk_bytes - len(buf)))
-            try:
-                with memoryview(buf) as view:
-                    count = self.handle.readinto(view[filled : filled + chunk_bytes])
-            except OSError as err:
-                raise LogReadError(f"reading log file '{self.path}' failed: {err}") from err
-            self.eof = not count
-            if self.cutting and count:
-                newline = buf.find(b"\n", filled, filled + count)
-                if newline == -1:
-                    continue
-                del buf[filled:newline]
-                count -= newline - filled
-                self.cutting = False
-            self.filled = filled = filled + count
-            context_end = self.context_end
-            self.end = filled if self.eof else buf.rfind(b"\n", context_end, filled) + 1
-            if self.end <= context_end and not self.eof:  # no complete new line yet
-                if filled - context_end > MAX_LINE_BYTES:
-                    self.filled, self.cutting = context_end + MAX_LINE_BYTES, True
-                continue
-            self.number += 1
-            return
-
-    def advance(self, tail: int, tail_line: int) -> None:
-        """Keep the lines from ``tail`` (numbered from ``tail_line``) as the next context."""
-        buf, filled = self.buf, self.filled
-        keep = filled - tail
-        buf[0:keep] = buf[tail:filled]
-        self.filled = keep
-        self.first_line = tail_line
-        self.context_end = self.end - tail
-        if keep - self.context_end > MAX_LINE_BYTES:
-            self.filled, self.cutting = self.context_end + MAX_LINE_BYTES, True
-
-
-def _worker_part(chunk_bytes: int, path: str | os.PathLike[str]) -> Work:
-    """What the worker runs (in the child): the chunk loop without parsing, sending each
-    chunk's trigger lines, their line numbers and the next context's start."""
-
-    def work(
-        fd: int, start: int, send: Callable[[ChunkTriggers], None], progress: Progress
-    ) -> None:
-        from trtsafe_lab.logs import scan_bytes
-
-        chunks = _Chunks(PreadReader(fd, start), chunk_bytes, path)
-        scratch = scan_bytes.Scratch()
-        while True:
-            wanted = progress.begin(chunks.number + 1)  # the parent waits for it from here
-            chunks.read()
-            buf, end, number, begin = chunks.buf, chunks.end, chunks.number, chunks.context_end
-            tail = 0 if chunks.eof else scan_bytes.tail_start(buf, end, CONTEXT_LINES)
-            if wanted:
-                offsets = scan_bytes.trigger_offsets(buf, end, scratch, begin)
-                lines, tail_line = scan_bytes.lines_of(buf, offsets, chunks.first_line, tail)
-                send(ChunkTriggers(number, begin, end, offsets, lines, tail, tail_line))
-            else:
-                tail_line = chunks.first_line + scan_bytes.count_newlines(buf, 0, tail)
-                send(skipped(number, begin, end))
-            if chunks.eof:
-                return
-            chunks.advance(tail, tail_line)
-
-    return work
-
-
 def _given(found: ChunkTriggers) -> FindTriggers:
     """The worker's answer for a chunk, as the window asks for it."""
     return lambda data, size, begin: (found.offsets, found.lines)
-
-
-SMALL_FILE_BYTES = 8 << 20  # smaller files: triggers found by one regex (no numpy import)
-
-
-class _OwnTriggers:
-    """The bytes-level pass done by this process: numpy's (imported on first use), or, for a
-    small file, the triggers' combined regular expression and ``bytes`` methods (importing numpy
-    would take longer than the whole pass; :func:`small_trigger_offsets`)."""
-
-    def __init__(self, small: bool) -> None:
-        self.small = small
-        if small:
-            return
-        from trtsafe_lab.logs import scan_bytes
-
-        self._bytes = scan_bytes
-        self._scratch = scan_bytes.Scratch()
-
-    def find(
-        self, data: bytes | bytearray, size: int, begin: int
-    ) -> tuple[list[int], list[int] | None]:
-        if self.small:
-            return small_trigger_offsets(data, size, begin), None
-        return self._bytes.trigger_offsets(data, size, self._scratch, begin), None
-
-    def tail(self, data: bytes | bytearray, end: int) -> int:
-        """Where the last CONTEXT_LINES complete lines of ``data[:end]`` start."""
-        if not self.small:
-            return self._bytes.tail_start(data, end, CONTEXT_LINES)
-        pos = end - 1
-        for _ in range(CONTEXT_LINES):
-            pos = data.rfind(b"\n", 0, pos)
-            if pos == -1:
-                return 0
-        return pos + 1
-
-
-# every trigger group at once: a small file's bytes-level pass
-_TRIGGER_BYTES = re.compile(b"|".join(pattern for _, pattern in TRIGGER_GROUPS))
-
-
-def small_trigger_offsets(data: bytes | bytearray, size: int, begin: int = 0) -> list[int]:
-    """:func:`~trtsafe_lab.logs.scan_bytes.trigger_offsets` with one regular expression (all
-    the trigger groups) and no numpy: the first trigger of each line of ``data[begin:size]``
-    holding one (no trigger match crosses a line end; ``tests/test_logs_robust.py`` compares
-    the two on generated bytes)."""
-    found: list[int] = []
-    line_end = -1
-    for match in _TRIGGER_BYTES.finditer(data, begin, size):
-        pos = match.start()
-        if pos < line_end:
-            continue
-        found.append(pos)
-        line_end = data.find(b"\n", pos, size)
-        if line_end == -1:
-            line_end = size
-    return found
 
 
 def scan_failures(
@@ -432,50 +288,79 @@ def _rows(
 ) -> Iterator[Any]:
     parser = LogParser(keep_events=False)
     helper: TriggerWorker | None = None
-    own: _OwnTriggers | None = None
+    own: OwnTriggers | None = None
     with handle:
         raw = getattr(handle, "raw", None)  # a plain file, not a UTF-16/32 one decoded
         info = os.fstat(raw.fileno()) if isinstance(raw, io.FileIO) else None
         size = info.st_size if info is not None and stat.S_ISREG(info.st_mode) else None
         small = size is not None and size < SMALL_FILE_BYTES  # not a pipe either
+        reader: Any = handle
         if worker is not False and size is not None:
             wanted = worker or (size >= WORKER_MIN_BYTES and spare_cpu())
             if wanted and can_fork_worker():
                 # from the handle's position: after a UTF-8 byte-order mark
-                work = _worker_part(chunk_bytes, path)
+                work = worker_part(chunk_bytes, path)
                 assert raw is not None
                 # numpy imported before the fork: the child has it at once (importing it took
                 # the child ~0.1 s, chunks the parent then found itself, importing it too)
-                own = _OwnTriggers(small)
+                own = OwnTriggers(small)
                 helper = TriggerWorker.start(raw.fileno(), handle.tell(), work)
                 if helper is not None and WAIT_FOR_WORKER:
                     helper.wait()
-        chunks = _Chunks(handle, chunk_bytes, path)
+                if helper is not None:  # read at offsets too: the next chunk can be read ahead
+                    reader = PreadReader(raw.fileno(), handle.tell())
+        chunks = Chunks(reader, chunk_bytes, path)
         fed = 0
         extending = False
         given = 0  # rows handed out
+        # the chunk after the one the worker is still reading, read and searched meanwhile:
+        # (where its context starts in this chunk, its buffer, its trigger offsets)
+        ahead: tuple[int, Chunks, list[int]] | None = None
+        adopted: list[int] | None = None  # this chunk's offsets, found while reading ahead
+
+        def read_ahead() -> None:
+            nonlocal ahead, own
+            if chunks.eof:
+                return
+            own = own or OwnTriggers(small)
+            tail = own.tail(chunks.buf, chunks.end)
+            following = chunks.successor(tail)
+            ahead = (tail, following, own.find(following.buf, following.end,
+                                               following.context_end)[0])
+
         try:
             while True:
-                chunks.read()
+                if adopted is None:
+                    chunks.read()
                 buf, end = chunks.buf, chunks.end
                 found = None
-                if helper is not None:
-                    found = helper.triggers(chunks.number, chunks.context_end, end)
+                if helper is not None and adopted is None:
+                    found = helper.triggers(
+                        chunks.number, chunks.context_end, end, read_ahead
+                    )
                 if found is not None:
                     window = _Window(parser, buf, end, chunks.first_line, fed, _given(found))
                 else:
-                    own = own or _OwnTriggers(small)
-                    window = _Window(parser, buf, end, chunks.first_line, fed, own.find, own.small)
+                    own = own or OwnTriggers(small)
+                    find = own.find if adopted is None else _found(adopted)
+                    window = _Window(parser, buf, end, chunks.first_line, fed, find, own.small)
                 extending = window.run(extending, chunks.context_end)
                 fed = window.fed
                 if chunks.eof:
                     break
                 if found is not None:
-                    chunks.advance(found.tail, found.tail_line)
+                    tail, tail_line = found.tail, found.tail_line
                 else:
                     assert own is not None
                     tail = own.tail(buf, end)
-                    chunks.advance(tail, window.line_at(tail))
+                    tail_line = window.line_at(tail)
+                adopted = None
+                if ahead is not None and ahead[0] == tail:
+                    chunks, adopted = ahead[1], ahead[2]
+                    chunks.first_line = tail_line
+                else:
+                    chunks.advance(tail, tail_line)
+                ahead = None
                 if len(parser.failures) > given:
                     yield from parser.failures[given:]
                     given = len(parser.failures)
@@ -484,3 +369,8 @@ def _rows(
                 helper.close()
     parser.finish()
     yield from parser.failures[given:]
+
+
+def _found(offsets: list[int]) -> FindTriggers:
+    """Offsets found before the chunk's turn, as the window asks for them."""
+    return lambda data, size, begin: (offsets, None)

@@ -52,7 +52,7 @@ _CATEGORY_BYTES = {
 }
 
 
-@functools.lru_cache(maxsize=None)  # a few distinct patterns, each parsed once
+@functools.cache  # a few distinct patterns, each parsed once
 def first_bytes(pattern: bytes) -> frozenset[int]:
     """The bytes a match of ``pattern`` (a bytes regular expression, no flags) can begin with;
     :data:`ALL_BYTES` when it can match the empty string or uses anything this does not read

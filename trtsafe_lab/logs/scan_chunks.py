@@ -1,0 +1,184 @@
+"""The streaming scan's chunks: the file read in pieces into one reused buffer (the lines kept
+from one chunk for the next one's windows, then the new lines), the same for the scan and its
+worker (:mod:`trtsafe_lab.logs.scan_worker`: the chunk loop it runs, without parsing), and the
+bytes-level pass this process does itself (numpy's, or one regular expression on a small file).
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+from collections.abc import Callable
+from typing import Any
+
+from trtsafe_lab.logs.classify import CONTEXT_RECORDS
+from trtsafe_lab.logs.records import MAX_CONTINUATION
+from trtsafe_lab.logs.scan_worker import ChunkTriggers, PreadReader, Progress, Work, skipped
+from trtsafe_lab.logs.source import MAX_LINE_BYTES, LogReadError
+from trtsafe_lab.logs.triggers import TRIGGER_GROUPS
+
+CHUNK_BYTES = 4 << 20
+# lines kept from one chunk for the next one's windows (the trigger's record and its context)
+CONTEXT_LINES = (CONTEXT_RECORDS + 1) * MAX_CONTINUATION + 2
+
+
+class Chunks:
+    """The scan's buffer: [context lines kept from the previous chunk | unread lines ...], read
+    from ``handle`` in pieces of ``chunk_bytes``. Which chunks a file gives depends on its bytes
+    only: the worker, reading the same file, gets the same ones."""
+
+    def __init__(self, handle: Any, chunk_bytes: int, path: str | os.PathLike[str]) -> None:
+        self.handle = handle
+        self.chunk_bytes = chunk_bytes
+        self.path = path
+        self.buf = bytearray()
+        self.filled = 0  # bytes of buf in use
+        self.first_line = 1  # line number of the first line in buf
+        self.context_end = 0  # where the context lines end (and the unread part starts) in buf
+        self.end = 0  # buf[:end] holds complete lines (all of the file's rest at its end)
+        self.eof = False
+        self.cutting = False  # inside a line longer than MAX_LINE_BYTES: drop bytes to its end
+        self.number = -1  # chunks read so far, less one
+
+    def read(self) -> None:
+        """Read until ``buf[context_end:end]`` holds new complete lines, or the file ended."""
+        buf = self.buf
+        while True:
+            filled, chunk_bytes = self.filled, self.chunk_bytes
+            if len(buf) < filled + chunk_bytes:
+                buf.extend(bytes(filled + chunk_bytes - len(buf)))
+            try:
+                with memoryview(buf) as view:
+                    count = self.handle.readinto(view[filled : filled + chunk_bytes])
+            except OSError as err:
+                raise LogReadError(f"reading log file '{self.path}' failed: {err}") from err
+            self.eof = not count
+            if self.cutting and count:
+                newline = buf.find(b"\n", filled, filled + count)
+                if newline == -1:
+                    continue
+                del buf[filled:newline]
+                count -= newline - filled
+                self.cutting = False
+            self.filled = filled = filled + count
+            context_end = self.context_end
+            self.end = filled if self.eof else buf.rfind(b"\n", context_end, filled) + 1
+            if self.end <= context_end and not self.eof:  # no complete new line yet
+                if filled - context_end > MAX_LINE_BYTES:
+                    self.filled, self.cutting = context_end + MAX_LINE_BYTES, True
+                continue
+            self.number += 1
+            return
+
+    def advance(self, tail: int, tail_line: int) -> None:
+        """Keep the lines from ``tail`` (numbered from ``tail_line``) as the next context."""
+        buf, filled = self.buf, self.filled
+        keep = filled - tail
+        buf[0:keep] = buf[tail:filled]
+        self.filled = keep
+        self.first_line = tail_line
+        self.context_end = self.end - tail
+        if keep - self.context_end > MAX_LINE_BYTES:
+            self.filled, self.cutting = self.context_end + MAX_LINE_BYTES, True
+
+    def successor(self, tail: int) -> Chunks:
+        """The next chunk's buffer as :meth:`advance` (from ``tail``) and :meth:`read` would
+        leave this one, made and read now, without changing this one (it reads with its own
+        :class:`PreadReader` from where this one stopped; this one must read with one too).
+        Its ``first_line`` is unknown (0) until the caller sets it."""
+        following = copy.copy(self)
+        following.buf = bytearray(self.buf)
+        reader = self.handle
+        following.handle = PreadReader(reader.fd, reader.offset)
+        following.advance(tail, 0)
+        following.read()
+        return following
+
+
+def worker_part(chunk_bytes: int, path: str | os.PathLike[str]) -> Work:
+    """What the worker runs (in the child): the chunk loop without parsing, sending each
+    chunk's trigger lines, their line numbers and the next context's start."""
+
+    def work(
+        fd: int, start: int, send: Callable[[ChunkTriggers], None], progress: Progress
+    ) -> None:
+        from trtsafe_lab.logs import scan_bytes
+
+        chunks = Chunks(PreadReader(fd, start), chunk_bytes, path)
+        scratch = scan_bytes.Scratch()
+        while True:
+            wanted = progress.begin(chunks.number + 1)  # the parent waits for it from here
+            chunks.read()
+            buf, end, number, begin = chunks.buf, chunks.end, chunks.number, chunks.context_end
+            tail = 0 if chunks.eof else scan_bytes.tail_start(buf, end, CONTEXT_LINES)
+            if wanted:
+                offsets = scan_bytes.trigger_offsets(buf, end, scratch, begin)
+                lines, tail_line = scan_bytes.lines_of(buf, offsets, chunks.first_line, tail)
+                send(ChunkTriggers(number, begin, end, offsets, lines, tail, tail_line))
+            else:
+                tail_line = chunks.first_line + scan_bytes.count_newlines(buf, 0, tail)
+                send(skipped(number, begin, end))
+            if chunks.eof:
+                return
+            chunks.advance(tail, tail_line)
+
+    return work
+
+
+SMALL_FILE_BYTES = 8 << 20  # smaller files: triggers found by one regex (no numpy import)
+
+
+class OwnTriggers:
+    """The bytes-level pass done by this process: numpy's (imported on first use), or, for a
+    small file, the triggers' combined regular expression and ``bytes`` methods (importing numpy
+    would take longer than the whole pass; :func:`small_trigger_offsets`)."""
+
+    def __init__(self, small: bool) -> None:
+        self.small = small
+        if small:
+            return
+        from trtsafe_lab.logs import scan_bytes
+
+        self._bytes = scan_bytes
+        self._scratch = scan_bytes.Scratch()
+
+    def find(
+        self, data: bytes | bytearray, size: int, begin: int
+    ) -> tuple[list[int], list[int] | None]:
+        if self.small:
+            return small_trigger_offsets(data, size, begin), None
+        return self._bytes.trigger_offsets(data, size, self._scratch, begin), None
+
+    def tail(self, data: bytes | bytearray, end: int) -> int:
+        """Where the last CONTEXT_LINES complete lines of ``data[:end]`` start."""
+        if not self.small:
+            return self._bytes.tail_start(data, end, CONTEXT_LINES)
+        pos = end - 1
+        for _ in range(CONTEXT_LINES):
+            pos = data.rfind(b"\n", 0, pos)
+            if pos == -1:
+                return 0
+        return pos + 1
+
+
+# every trigger group at once: a small file's bytes-level pass
+_TRIGGER_BYTES = re.compile(b"|".join(pattern for _, pattern in TRIGGER_GROUPS))
+
+
+def small_trigger_offsets(data: bytes | bytearray, size: int, begin: int = 0) -> list[int]:
+    """:func:`~trtsafe_lab.logs.scan_bytes.trigger_offsets` with one regular expression (all
+    the trigger groups) and no numpy: the first trigger of each line of ``data[begin:size]``
+    holding one (no trigger match crosses a line end; ``tests/test_logs_robust.py`` compares
+    the two on generated bytes)."""
+    found: list[int] = []
+    line_end = -1
+    for match in _TRIGGER_BYTES.finditer(data, begin, size):
+        pos = match.start()
+        if pos < line_end:
+            continue
+        found.append(pos)
+        line_end = data.find(b"\n", pos, size)
+        if line_end == -1:
+            line_end = size
+    return found
