@@ -123,7 +123,8 @@ def _emit_rows(rows: Iterable[dict[str, Any]], args: argparse.Namespace) -> None
                 value = row.get(column)
                 record[column] = list(value) if isinstance(value, tuple) else value
             records.append(record)
-        out.write(json.dumps({"failures": records}, indent=2, ensure_ascii=False) + "\n")
+        out.write(json.dumps({"failures": records}, indent=2, ensure_ascii=False))
+        out.write("\n")  # apart: appended, it copies the whole text again
     else:
         from trtsafe_lab.logs import text_views
 

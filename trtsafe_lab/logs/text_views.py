@@ -188,7 +188,8 @@ def format_failures(
     if not count:
         return "no failures found\n"
     out.append(f"{count} failure rows, {fatal} fatal, {len(named)} distinct layers named")
-    return "\n".join(out) + "\n"
+    out.append("")  # the last newline (appending it to the joined text copied all of it again)
+    return "\n".join(out)
 
 
 def _body(row: Mapping[str, Any], onnx: bool, shown: set[str], width: int) -> list[str]:
