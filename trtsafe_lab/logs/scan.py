@@ -248,9 +248,11 @@ WORKER_MIN_BYTES = 64 << 20  # smaller files are scanned by one process (a fork 
 WAIT_FOR_WORKER = False  # tests: let the worker finish first
 
 
-def _given(found: ChunkTriggers) -> FindTriggers:
-    """The worker's answer for a chunk, as the window asks for it."""
-    return lambda data, size, begin: (found.offsets, found.lines)
+def _given(found: ChunkTriggers, first_line: int) -> FindTriggers:
+    """The worker's answer for a chunk whose buffer starts at line ``first_line``, as the window
+    asks for it (the worker counts lines from the buffer's start)."""
+    lines = [first_line + line for line in found.lines]
+    return lambda data, size, begin: (found.offsets, lines)
 
 
 def scan_failures(
@@ -339,7 +341,8 @@ def _rows(
                         chunks.number, chunks.context_end, end, read_ahead
                     )
                 if found is not None:
-                    window = _Window(parser, buf, end, chunks.first_line, fed, _given(found))
+                    given_lines = _given(found, chunks.first_line)
+                    window = _Window(parser, buf, end, chunks.first_line, fed, given_lines)
                 else:
                     own = own or OwnTriggers(small)
                     find = own.find if adopted is None else _found(adopted)
@@ -349,7 +352,7 @@ def _rows(
                 if chunks.eof:
                     break
                 if found is not None:
-                    tail, tail_line = found.tail, found.tail_line
+                    tail, tail_line = found.tail, chunks.first_line + found.tail_line
                 else:
                     assert own is not None
                     tail = own.tail(buf, end)

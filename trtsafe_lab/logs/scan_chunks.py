@@ -99,7 +99,9 @@ class Chunks:
 
 def worker_part(chunk_bytes: int, path: str | os.PathLike[str]) -> Work:
     """What the worker runs (in the child): the chunk loop without parsing, sending each
-    chunk's trigger lines, their line numbers and the next context's start."""
+    chunk's trigger lines, their line numbers and the next context's start. Line numbers are
+    counted from the chunk's buffer (its first line is 0; the parent adds that line's number):
+    a chunk the parent took over is skipped without counting its newlines."""
 
     def work(
         fd: int, start: int, send: Callable[[ChunkTriggers], None], progress: Progress
@@ -115,14 +117,13 @@ def worker_part(chunk_bytes: int, path: str | os.PathLike[str]) -> Work:
             tail = 0 if chunks.eof else scan_bytes.tail_start(buf, end, CONTEXT_LINES)
             if wanted:
                 offsets = scan_bytes.trigger_offsets(buf, end, scratch, begin)
-                lines, tail_line = scan_bytes.lines_of(buf, offsets, chunks.first_line, tail)
+                lines, tail_line = scan_bytes.lines_of(buf, offsets, 0, tail)
                 send(ChunkTriggers(number, begin, end, offsets, lines, tail, tail_line))
             else:
-                tail_line = chunks.first_line + scan_bytes.count_newlines(buf, 0, tail)
                 send(skipped(number, begin, end))
             if chunks.eof:
                 return
-            chunks.advance(tail, tail_line)
+            chunks.advance(tail, 0)  # line numbers relative to each chunk's buffer
 
     return work
 

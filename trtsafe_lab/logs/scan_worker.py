@@ -74,8 +74,9 @@ def spare_cpu() -> bool:
 class ChunkTriggers:
     """What the child found in chunk ``number`` of the scan's buffer (offsets into it): the
     chunk's new lines are ``[begin, end)``; ``offsets``: the first trigger of each line holding
-    one, ``lines`` their line numbers; the context kept for the next chunk starts at ``tail``
-    (line ``tail_line``; both 0 for the last chunk)."""
+    one, ``lines`` their line numbers counted from the buffer's first line (0); the context kept
+    for the next chunk starts at ``tail`` (line ``tail_line`` of the buffer; both 0 for the last
+    chunk)."""
 
     number: int
     begin: int
