@@ -68,3 +68,44 @@ def test_successor_while_a_long_line_is_cut(tmp_path: Path) -> None:
         assert bytes(chunks.buf[: chunks.end]).endswith(b"last\n")
     finally:
         os.close(fd)
+
+
+def test_context_lines_written_out_match_the_rules() -> None:
+    """The chunk module writes the context's length out (it imports neither of these, so the
+    worker is forked before they load): it must equal what they give."""
+    from trtsafe_lab.logs.classify import CONTEXT_RECORDS
+    from trtsafe_lab.logs.records import MAX_CONTINUATION
+    from trtsafe_lab.logs.scan_chunks import CONTEXT_LINES
+
+    assert CONTEXT_LINES == (CONTEXT_RECORDS + 1) * MAX_CONTINUATION + 2
+
+
+def test_the_worker_is_forked_before_the_parser_modules_load(tmp_path: Path) -> None:
+    """``open_scan`` (the CLI's first log) forks the worker with only the chunk, bytes-pass and
+    worker modules (and numpy) loaded: the parser's modules load in the parent afterwards."""
+    import subprocess
+    import sys
+
+    log = tmp_path / "big.log"
+    log.write_bytes(b"[E] [TRT] 1: [x.cpp::f::1] Error Code 1: Cuda Runtime (bad)\n" * 50_000)
+    code = (
+        "import sys\n"
+        "from trtsafe_lab.logs import scan_worker\n"
+        "from trtsafe_lab.logs.scan_chunks import open_scan\n"
+        "loaded = []\n"
+        "start = scan_worker.TriggerWorker.start.__func__\n"
+        "def spy(cls, *args):\n"
+        "    loaded.extend(m for m in ('trtsafe_lab.logs.classify', 'trtsafe_lab.logs.parser',\n"
+        "                               'trtsafe_lab.logs.records') if m in sys.modules)\n"
+        "    return start(cls, *args)\n"
+        "scan_worker.TriggerWorker.start = classmethod(spy)\n"
+        f"started = open_scan({str(log)!r}, worker=True)\n"
+        "assert started.helper is not None, 'no worker'\n"
+        "from trtsafe_lab.logs.scan import iter_failures\n"
+        f"rows = list(iter_failures({str(log)!r}, started=started))\n"
+        f"assert rows == list(iter_failures({str(log)!r}, worker=False)) and len(rows) == 50_000\n"
+        "print('loaded before the fork:', loaded)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "loaded before the fork: []" in result.stdout

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_logs_robust import log_bytes
 
-from trtsafe_lab.logs import scan, scan_bytes
+from trtsafe_lab.logs import scan, scan_bytes, scan_chunks
 from trtsafe_lab.logs.scan import scan_failures
 from trtsafe_lab.logs.scan_worker import TriggerWorker, can_fork_worker
 from trtsafe_lab.logs.source import MAX_LINE_BYTES
@@ -78,7 +78,7 @@ def test_worker_gives_the_same_rows(
     log.write_bytes(_corpus_log(corpus_dir))
     expected = scan_failures(log, chunk_bytes=chunk, worker=False)
     assert len(expected) > 100
-    monkeypatch.setattr(scan, "WAIT_FOR_WORKER", first)  # True: it sends everything first
+    monkeypatch.setattr(scan_chunks, "WAIT_FOR_WORKER", first)  # True: it sends everything first
     assert scan_failures(log, chunk_bytes=chunk, worker=True) == expected
     if first:
         assert served[0] > 0 and served[1] == 0  # all from the worker, nothing taken over
@@ -154,7 +154,7 @@ def test_byte_order_mark_and_a_cut_line(
     if alone:
         return
     body = _corpus_log(corpus_dir)
-    monkeypatch.setattr(scan, "WAIT_FOR_WORKER", True)
+    monkeypatch.setattr(scan_chunks, "WAIT_FOR_WORKER", True)
     log = tmp_path / "bom.log"
     log.write_bytes(b"\xef\xbb\xbf" + body)
     expected = scan_failures(log, worker=False)
@@ -181,7 +181,7 @@ def test_worker_on_any_bytes(
     log = tmp_path / "any.log"
     log.write_bytes(data)
     expected = scan_failures(log, chunk_bytes=chunk, worker=False)
-    monkeypatch.setattr(scan, "WAIT_FOR_WORKER", first)
+    monkeypatch.setattr(scan_chunks, "WAIT_FOR_WORKER", first)
     assert scan_failures(log, chunk_bytes=chunk, worker=True) == expected
 
 
@@ -256,7 +256,7 @@ def test_a_worker_that_fails_leaves_the_rest_to_the_parent(
         return original(*args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(scan_bytes, "tail_start", failing)
-    monkeypatch.setattr(scan, "WAIT_FOR_WORKER", True)
+    monkeypatch.setattr(scan_chunks, "WAIT_FOR_WORKER", True)
     assert scan_failures(log, chunk_bytes=65_536, worker=True) == expected
     assert served[0] > 0 and served[1] > 0
     assert "worker bug for the test" in capfd.readouterr().err

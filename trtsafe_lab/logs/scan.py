@@ -19,9 +19,7 @@ or forks the worker (before the fork: the child then has it).
 
 from __future__ import annotations
 
-import io
 import os
-import stat
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -31,19 +29,13 @@ from trtsafe_lab.logs.records import MAX_CONTINUATION, is_record_start, line_par
 from trtsafe_lab.logs.scan_chunks import (
     CHUNK_BYTES,
     CONTEXT_LINES,
-    SMALL_FILE_BYTES,
     Chunks,
     OwnTriggers,
+    Started,
     small_trigger_offsets,
-    worker_part,
+    start_scan,
 )
-from trtsafe_lab.logs.scan_worker import (
-    ChunkTriggers,
-    PreadReader,
-    TriggerWorker,
-    can_fork_worker,
-    spare_cpu,
-)
+from trtsafe_lab.logs.scan_worker import ChunkTriggers
 from trtsafe_lab.logs.source import open_log
 from trtsafe_lab.logs.triggers import has_error_trigger
 
@@ -244,8 +236,6 @@ class _Window:
         return is_record_start(self._text(offset).decode("utf-8", "replace"))
 
 
-WORKER_MIN_BYTES = 64 << 20  # smaller files are scanned by one process (a fork costs more)
-WAIT_FOR_WORKER = False  # tests: let the worker finish first
 
 
 def _given(found: ChunkTriggers, first_line: int) -> FindTriggers:
@@ -277,40 +267,26 @@ def iter_failures(
     *,
     chunk_bytes: int = CHUNK_BYTES,
     worker: bool | None = None,
+    started: Started | None = None,
 ) -> Iterator[Any]:
     """:func:`scan_failures`'s rows, each as soon as it is final (after each chunk): a caller
     that formats them does so while the worker still reads. The file is opened now (an
     unreadable one raises :class:`LogReadError` here); a read error later raises it from the
-    iteration."""
-    return _rows(open_log(path), path, chunk_bytes, worker)
+    iteration. ``started``: ``path`` already opened by
+    :func:`~trtsafe_lab.logs.scan_chunks.open_scan` (its worker forked then; ``chunk_bytes``
+    and ``worker`` were given there)."""
+    if started is not None:
+        return _rows(started.handle, lambda: started)
+    handle = open_log(path)
+    return _rows(handle, lambda: start_scan(handle, path, chunk_bytes, worker))
 
 
-def _rows(
-    handle: Any, path: str | os.PathLike[str], chunk_bytes: int, worker: bool | None
-) -> Iterator[Any]:
+def _rows(handle: Any, start: Callable[[], Started]) -> Iterator[Any]:
     parser = LogParser(keep_events=False)
-    helper: TriggerWorker | None = None
-    own: OwnTriggers | None = None
     with handle:
-        raw = getattr(handle, "raw", None)  # a plain file, not a UTF-16/32 one decoded
-        info = os.fstat(raw.fileno()) if isinstance(raw, io.FileIO) else None
-        size = info.st_size if info is not None and stat.S_ISREG(info.st_mode) else None
-        small = size is not None and size < SMALL_FILE_BYTES  # not a pipe either
-        reader: Any = handle
-        if worker is not False and size is not None:
-            wanted = worker or (size >= WORKER_MIN_BYTES and spare_cpu())
-            if wanted and can_fork_worker():
-                # from the handle's position: after a UTF-8 byte-order mark
-                work = worker_part(chunk_bytes, path)
-                assert raw is not None
-                # numpy imported before the fork: the child has it at once (importing it took
-                # the child ~0.1 s, chunks the parent then found itself, importing it too)
-                own = OwnTriggers(small)
-                helper = TriggerWorker.start(raw.fileno(), handle.tell(), work)
-                if helper is not None and WAIT_FOR_WORKER:
-                    helper.wait()
-                if helper is not None:  # read at offsets too: the next chunk can be read ahead
-                    reader = PreadReader(raw.fileno(), handle.tell())
+        started = start()  # the worker forked, when one is wanted, as the scan begins
+        path, chunk_bytes, small = started.path, started.chunk_bytes, started.small
+        helper, reader, own = started.helper, started.reader, started.own
         chunks = Chunks(reader, chunk_bytes, path)
         fed = 0
         extending = False

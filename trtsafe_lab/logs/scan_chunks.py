@@ -8,20 +8,36 @@ from __future__ import annotations
 
 import copy
 import functools
+import io
 import os
 import re
+import stat
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from trtsafe_lab.logs.classify import CONTEXT_RECORDS
-from trtsafe_lab.logs.records import MAX_CONTINUATION
-from trtsafe_lab.logs.scan_worker import ChunkTriggers, PreadReader, Progress, Work, skipped
-from trtsafe_lab.logs.source import MAX_LINE_BYTES, LogReadError
+from trtsafe_lab.logs.scan_worker import (
+    ChunkTriggers,
+    PreadReader,
+    Progress,
+    TriggerWorker,
+    Work,
+    can_fork_worker,
+    skipped,
+    spare_cpu,
+)
+from trtsafe_lab.logs.source import MAX_LINE_BYTES, LogReadError, open_log
 from trtsafe_lab.logs.triggers import TRIGGER_GROUPS
 
 CHUNK_BYTES = 4 << 20
-# lines kept from one chunk for the next one's windows (the trigger's record and its context)
-CONTEXT_LINES = (CONTEXT_RECORDS + 1) * MAX_CONTINUATION + 2
+# Lines kept from one chunk for the next one's windows: a trigger's record and the
+# classify.CONTEXT_RECORDS records before it, each of at most records.MAX_CONTINUATION lines,
+# and 2 more: (3 + 1) * 400 + 2. Written out, not imported: this module imports neither (their
+# regular expressions take ~20 ms to compile), so the worker is forked before they load;
+# tests/test_logs_scan_chunks.py checks the figure against both.
+CONTEXT_LINES = 1602
+WORKER_MIN_BYTES = 64 << 20  # smaller files are scanned by one process (a fork costs more)
+WAIT_FOR_WORKER = False  # tests: let the worker finish first
 
 
 class Chunks:
@@ -187,3 +203,60 @@ def small_trigger_offsets(data: bytes | bytearray, size: int, begin: int = 0) ->
         if line_end == -1:
             line_end = size
     return found
+
+
+@dataclass
+class Started:
+    """A log file opened for the scan, with its worker when one was forked: ``reader`` is what
+    the chunks are read from (at offsets when the worker runs: the next chunk can be read
+    ahead), ``own`` this process's bytes pass (made before the fork when numpy is needed)."""
+
+    handle: Any
+    path: str | os.PathLike[str]
+    chunk_bytes: int
+    small: bool
+    reader: Any
+    helper: TriggerWorker | None = None
+    own: OwnTriggers | None = None
+
+
+def start_scan(
+    handle: Any, path: str | os.PathLike[str], chunk_bytes: int, worker: bool | None
+) -> Started:
+    """Fork the worker for the log open as ``handle`` when ``worker`` asks for it (see
+    :func:`trtsafe_lab.logs.scan.scan_failures`)."""
+    raw = getattr(handle, "raw", None)  # a plain file, not a UTF-16/32 one decoded
+    info = os.fstat(raw.fileno()) if isinstance(raw, io.FileIO) else None
+    size = info.st_size if info is not None and stat.S_ISREG(info.st_mode) else None
+    small = size is not None and size < SMALL_FILE_BYTES  # not a pipe either
+    started = Started(handle, path, chunk_bytes, small, handle)
+    if worker is False or size is None:
+        return started
+    if not (worker or (size >= WORKER_MIN_BYTES and spare_cpu())) or not can_fork_worker():
+        return started
+    assert raw is not None
+    # numpy imported before the fork: the child has it at once (importing it took the child
+    # ~0.1 s, chunks the parent then found itself, importing it too)
+    started.own = OwnTriggers(small)
+    # from the handle's position: after a UTF-8 byte-order mark
+    helper = TriggerWorker.start(raw.fileno(), handle.tell(), worker_part(chunk_bytes, path))
+    if helper is not None:
+        if WAIT_FOR_WORKER:
+            helper.wait()
+        started.helper = helper
+        started.reader = PreadReader(raw.fileno(), handle.tell())
+    return started
+
+
+def open_scan(
+    path: str | os.PathLike[str], *, chunk_bytes: int = CHUNK_BYTES, worker: bool | None = None
+) -> Started:
+    """``path`` opened (:class:`LogReadError` when it cannot be) and its worker forked now, for
+    :func:`trtsafe_lab.logs.scan.iter_failures`: a caller that has not imported the parser's
+    modules yet imports them while the worker already reads (it needs none of them)."""
+    handle = open_log(path)
+    try:
+        return start_scan(handle, path, chunk_bytes, worker)
+    except BaseException:
+        handle.close()
+        raise
