@@ -25,10 +25,12 @@ def _state(chunks: Chunks) -> tuple[object, ...]:
     st.lists(st.sampled_from([b"a\n", b"bb", b"\n", b"c" * 50, b"\n\n"]), max_size=300),
     st.sampled_from([3, 16, 100]),
     st.floats(0, 1),
+    st.sampled_from([None, 0, 5, 1000]),
 )
 def test_successor_equals_advance_then_read(
-    tmp_path_factory: object, pieces: list[bytes], chunk: int, where: float
+    tmp_path_factory: object, pieces: list[bytes], chunk: int, where: float, spare: int | None
 ) -> None:
+    """``spare``: the size of a used buffer (junk bytes) it may read into, or none."""
     data = b"".join(pieces) + b"x\n"
     folder = tmp_path_factory.mktemp("chunks")  # type: ignore[attr-defined]
     log = Path(folder) / "log"
@@ -41,7 +43,8 @@ def test_successor_equals_advance_then_read(
             if chunks.eof:
                 break
             tail = round(where * chunks.end)
-            ahead = chunks.successor(tail)
+            junk = None if spare is None else bytearray(b"\xff" * spare)
+            ahead = chunks.successor(tail, junk)
             chunks.advance(tail, 0)
             chunks.read()
             assert _state(ahead) == _state(chunks)

@@ -136,9 +136,9 @@ def test_the_parent_reads_ahead_while_the_worker_reads(
     read_ahead: list[int] = []
     successor = Chunks.successor
 
-    def counted(self: Chunks, tail: int) -> Chunks:
+    def counted(self: Chunks, tail: int, spare: bytearray | None = None) -> Chunks:
         read_ahead.append(tail)
-        return successor(self, tail)
+        return successor(self, tail, spare)
 
     monkeypatch.setattr(Chunks, "successor", counted)
     assert scan_failures(log, chunk_bytes=65_536, worker=True) == expected

@@ -139,7 +139,8 @@ def _emit_rows(rows: Iterable[dict[str, Any]], args: argparse.Namespace) -> None
     else:
         from trtsafe_lab.logs import text_views
 
-        out.write(text_views.format_failures(rows))
+        for piece in list(text_views.failure_text(rows)):  # all formatted, then printed
+            out.write(piece)
     out.flush()
 
 

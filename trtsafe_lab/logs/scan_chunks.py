@@ -92,22 +92,34 @@ class Chunks:
         buf, filled = self.buf, self.filled
         keep = filled - tail
         buf[0:keep] = buf[tail:filled]
+        self._kept(keep, tail, tail_line)
+
+    def _kept(self, keep: int, tail: int, tail_line: int) -> None:
+        """The state once ``buf[:keep]`` holds the lines kept from ``tail``."""
         self.filled = keep
         self.first_line = tail_line
         self.context_end = self.end - tail
         if keep - self.context_end > MAX_LINE_BYTES:
             self.filled, self.cutting = self.context_end + MAX_LINE_BYTES, True
 
-    def successor(self, tail: int) -> Chunks:
+    def successor(self, tail: int, spare: bytearray | None = None) -> Chunks:
         """The next chunk's buffer as :meth:`advance` (from ``tail``) and :meth:`read` would
         leave this one, made and read now, without changing this one (it reads with its own
         :class:`PreadReader` from where this one stopped; this one must read with one too).
-        Its ``first_line`` is unknown (0) until the caller sets it."""
+        Its ``first_line`` is unknown (0) until the caller sets it. ``spare``: a buffer no
+        longer used (an earlier chunk's) to read into: a fresh one per chunk cost its page
+        faults again."""
         following = copy.copy(self)
-        following.buf = bytearray(self.buf)
+        keep = self.filled - tail
+        buf = spare if spare is not None and spare is not self.buf else bytearray()
+        if len(buf) < keep:
+            buf.extend(bytes(keep - len(buf)))
+        with memoryview(self.buf) as view:
+            buf[0:keep] = view[tail : self.filled]
+        following.buf = buf
         reader = self.handle
         following.handle = PreadReader(reader.fd, reader.offset)
-        following.advance(tail, 0)
+        following._kept(keep, tail, 0)
         following.read()
         return following
 
