@@ -101,11 +101,12 @@ def test_row_is_consistent_with_its_log(row: dict[str, str]) -> None:
     text = raw.decode("utf-8")
     assert text.strip() and text.endswith("\n")
     assert row["split"] == _hash_split(row["file"])
-    # batch 1: n001-n166 (session 2); batch 2: n167-n359 (session 3); batch 3: n360+ (session 4),
-    # each collected and split before the rules of its session were written; each batch's
-    # set-aside part is scored on its own too
+    # batch 1: n001-n166 (session 2); batch 2: n167-n359 (session 3); batch 3: n360-n599
+    # (session 4); batch 4: n600+ (session 5), each collected and split before the rules of its
+    # session were written; each batch's set-aside part is scored on its own too
     number = int(row["file"][1:4])
-    assert row["batch"] == ("1" if number <= 166 else "2" if number <= 359 else "3")
+    expected = "1" if number <= 166 else "2" if number <= 359 else "3" if number <= 599 else "4"
+    assert row["batch"] == expected
     assert row["source_url"].startswith("https://")
     assert row["tool"] in TOOLS
     assert row["outcome"] in OUTCOMES

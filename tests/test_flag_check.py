@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 
 from trtsafe_lab.cli import main
-from trtsafe_lab.trtexec.flag_check import check_flags, real_parse
+from trtsafe_lab.trtexec.flag_check import check_flags
 from trtsafe_lab.trtexec.flag_table import load_table
+from trtsafe_lab.trtexec.tool_parser import real_parse
 from trtsafe_lab.trtexec.version import TrtVersion
 
 V111, V114, V1016 = TrtVersion(11, 1), TrtVersion(11, 4), TrtVersion(10, 16)

@@ -125,7 +125,7 @@ def test_removing_a_flag_from_a_copy_of_the_source_is_detected(
 def test_safety_plugin_syntax_is_read_from_the_sources(reference: Path, tmp_path: Path) -> None:
     """--safetyPlugins: the value kind and messages come from safeCommon.h
     parseSafetyPluginArgument and each tool's caller; a parser of another shape stops the
-    script (the model in flag_check would no longer follow it)."""
+    script (the model in tool_parser would no longer follow it)."""
     for version in (TrtVersion(10, 16), TrtVersion(11, 1), TrtVersion(11, 4)):
         safe = load_table("trtexec_safe", version).get("--safetyPlugins")
         build = load_table("trtexec", version).get("--safetyPlugins")
@@ -142,7 +142,7 @@ def test_safety_plugin_syntax_is_read_from_the_sources(reference: Path, tmp_path
                      ('"Invalid safety plugin argument: "', '"Bad plugin argument: "')):
         assert old in original
         common.write_text(original.replace(old, new), encoding="utf-8")
-        if new == "false":  # the order check is gone: flag_check no longer models the parser
+        if new == "false":  # the order check is gone: tool_parser no longer models the parser
             with pytest.raises(ValueError, match="parseSafetyPluginArgument no longer matches"):
                 derive.derive_all(copy)
     rows = {r["key"]: r for r in derive.derive_all(copy)["trtexec_safe-11.1.json"]["flags"]}

@@ -31,7 +31,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("low", (
         "trtsafe_lab", "trtsafe_lab.errors", "trtsafe_lab.text", "trtsafe_lab._optional",
         "trtsafe_lab.cuda_api", "trtsafe_lab.trt_api", "trtsafe_lab._elf", "trtsafe_lab.files",
-        "trtsafe_lab.paths", "trtsafe_lab.companion",
+        "trtsafe_lab.paths", "trtsafe_lab.companion", "trtsafe_lab.help_format",
         "trtsafe_lab.examples", "trtsafe_lab.logs.columns",
     )),
     # Sources and their readers: the log reader (text -> records -> failure table), the trtexec
@@ -54,6 +54,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "trtsafe_lab.trtexec.version", "trtsafe_lab.trtexec.options", "trtsafe_lab.trtexec.rules",
         "trtsafe_lab.trtexec.progress", "trtsafe_lab.trtexec.runner", "trtsafe_lab.trtexec.dry_run",
         "trtsafe_lab.trtexec.flag_table", "trtsafe_lab.trtexec.flag_check",
+        "trtsafe_lab.trtexec.tool_parser",
         "trtsafe_lab.trtexec._tables", "trtsafe_lab.trtexec._tables.derive",
         "trtsafe_lab.profile.safe_summary",
         "trtsafe_lab.engine.monitor",
@@ -93,6 +94,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # Views: matplotlib Figures and ipywidgets panels built from tables.
     ("views", (
         "trtsafe_lab.logs.plots", "trtsafe_lab.logs.text_views", "trtsafe_lab.profile.plots",
+        "trtsafe_lab.report_html",
         "trtsafe_lab.profile.plots_analysis",
         "trtsafe_lab.runtime.view",
         "trtsafe_lab.trtexec.panel", "trtsafe_lab.widgets", "trtsafe_lab.widgets.*",

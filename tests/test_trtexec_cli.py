@@ -159,6 +159,17 @@ def test_a_tool_without_a_banner_asks_for_the_version_once(
     assert "no '&&&& RUNNING" in err and err.count("--trt-version") == 1, err
 
 
+@pytest.mark.parametrize("command", [["build", "--dry-run"],
+                                     ["profile", "sweep", "engines"]])
+def test_a_bad_trt_version_names_the_option(command: list[str],
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """build and profile sweep engines share one --trt-version (trtexec.tool_cli); its error
+    says which option was wrong."""
+    assert main([*command, "--trt-version", "eleven", "--", "--onnx=m.onnx"]) == 2
+    err = capsys.readouterr().err
+    assert "--trt-version: not a TensorRT version: 'eleven'" in err, err
+
+
 @pytest.mark.parametrize("value", ["0", "-5", "nan"])
 def test_a_timeout_that_is_not_positive_is_refused(
         value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

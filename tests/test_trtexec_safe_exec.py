@@ -13,9 +13,9 @@ from test_flag_tables import reference  # noqa: F401  (session fixture)
 
 from trtsafe_lab.profile.safe_summary import parse_safe_log
 from trtsafe_lab.profile.trtexec_exec import trtexec_command
-from trtsafe_lab.trtexec.flag_check import real_parse
 from trtsafe_lab.trtexec.flag_table import load_table
 from trtsafe_lab.trtexec.rules import RuleViolation
+from trtsafe_lab.trtexec.tool_parser import real_parse
 from trtsafe_lab.trtexec.version import TrtVersion
 
 VERSIONS = [TrtVersion(10, 16), TrtVersion(11, 1), TrtVersion(11, 3), TrtVersion(11, 4)]

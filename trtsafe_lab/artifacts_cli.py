@@ -37,13 +37,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "verify-pair",
         help="check a safe engine and its companion .so (ELF type/machine, manifest hashes)",
         description="Check a TensorRT 11.3+ safe engine and its companion .so without loading "
-        "the .so. Exit 0: sound; 1: every problem listed.",
+        "the .so. Exit 0: the pair is sound; 1: it is not (every problem is listed).",
     )
     parser.add_argument("engine", help="the safe engine file")
-    parser.add_argument("--so", help="companion .so (default: <engine>.so)")
-    parser.add_argument("--manifest", help="pair manifest (default: <engine>.pair.json if present)")
+    parser.add_argument("--so", help="the companion .so (if omitted: <engine>.so)")
+    parser.add_argument("--manifest", help="the pair manifest (if omitted: <engine>.pair.json, "
+                        "when present)")
     parser.add_argument("--target", choices=TARGETS, help="expected machine of the .so "
-                        "(default: the manifest's, else x86_64 for the proxy runtime)")
-    parser.add_argument("--runtime-path", help="the path that will be handed to createTRTGraph "
-                        "(checked to be absolute)")
+                        "(if omitted: the manifest's, else x86_64 for the proxy runtime)")
+    parser.add_argument("--runtime-path", metavar="PATH",
+                        help="where the .so will be on the target, as the application will pass "
+                        "it to createTRTGraph (checked to be absolute)")
     parser.set_defaults(func=_cli)

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from trtsafe_lab import __version__, paths
 from trtsafe_lab._optional import MissingDependencyError
 from trtsafe_lab.errors import UsageError
+from trtsafe_lab.help_format import HelpParser
 
 # subcommand -> (module that registers it, one-line help), in the order --help lists them.
 # tests/test_cli.py checks that each module registers exactly this name with exactly this help.
@@ -84,7 +85,7 @@ DEBUG_HINT = "run again with --debug for the traceback, and report it if it is a
 
 def _top_parser(add_commands: bool = True) -> tuple[argparse.ArgumentParser,
                                                     argparse._SubParsersAction]:
-    parser = argparse.ArgumentParser(
+    parser = HelpParser(
         prog="trtsafe-lab",
         description="TensorRT 11.x safety bring-up: builds, failure tables, aux-stream profiling.",
     )

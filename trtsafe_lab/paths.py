@@ -136,12 +136,20 @@ def _writable_parent(path: Path, role: str) -> None:
                          "(permission denied)")
 
 
-def output_dir(raw: str, role: str = "output folder") -> Path:
-    """A folder to write into: an existing writable folder, or one that can be created."""
+def _output(raw: str, role: str) -> tuple[Path, os.stat_result | None]:
+    """``raw`` checked as a name to write to, and what is there now: None when nothing is (its
+    folder is then checked to be writable or creatable)."""
     path = _check_name(raw, role)
     st = _stat(path, role)
     if st is None:
         _writable_parent(path, role)
+    return path, st
+
+
+def output_dir(raw: str, role: str = "output folder") -> Path:
+    """A folder to write into: an existing writable folder, or one that can be created."""
+    path, st = _output(raw, role)
+    if st is None:
         return path
     if not stat.S_ISDIR(st.st_mode):
         what = _special(st.st_mode) or "a file"
@@ -154,10 +162,8 @@ def output_dir(raw: str, role: str = "output folder") -> Path:
 
 def output_file(raw: str, role: str = "output file") -> Path:
     """A file to write: missing (its folder writable or creatable) or a writable regular file."""
-    path = _check_name(raw, role)
-    st = _stat(path, role)
+    path, st = _output(raw, role)
     if st is None:
-        _writable_parent(path, role)
         return path
     if stat.S_ISDIR(st.st_mode):
         raise UsageError(f"{role} {shown(path)} is a folder; give a file name")

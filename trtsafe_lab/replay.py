@@ -11,7 +11,7 @@ installed script's folder name says REPLAY, and the run's environment.json recor
 Before replaying, it parses the trtexec flags as the real trtexec of the recorded log's version
 would (its ``&&&& RUNNING ... [TensorRT vN]`` banner; ``--trt-version`` else, default 11.4), with
 the flag table derived from NVIDIA's ``sampleOptions.cpp``
-(:func:`trtsafe_lab.trtexec.flag_check.real_parse`): a command the real parser rejects is
+(:func:`trtsafe_lab.trtexec.tool_parser.real_parse`): a command the real parser rejects is
 rejected the same way (``[E] Unknown option: ...``, exit 1) and nothing is replayed. Like
 trtexec (``trtexecMain`` in ``trtexec.cpp``: ``reportTestStart`` before ``parseArgs``) it first
 prints the ``&&&& RUNNING TensorRT.trtexec [TensorRT vN] # <command>`` banner of that version;
@@ -36,6 +36,8 @@ if TYPE_CHECKING:
     from trtsafe_lab.trtexec.version import TrtVersion
 
 DEFAULT_DELAY_S = 0.02
+# The version whose trtexec parser checks the flags when neither --trt-version nor the log says.
+FALLBACK_TRT_VERSION = "11.4"
 #: The log the build form and notebook 01 replay by default: an 11.4 --safe build failing in the
 #: tactic phase (written by the project, not recorded from TensorRT: examples/logs/README.md).
 DEFAULT_LOG_NAME = "trt11-safe-build-no-tactic.log"
@@ -138,7 +140,7 @@ def _version(log: Path, version: str | None) -> TrtVersion:
 
     banner = find_banner(log.read_text(encoding="utf-8", errors="replace")[:65536])
     return TrtVersion.parse(version) if version else (
-        banner.version if banner else TrtVersion(11, 4))
+        banner.version if banner else TrtVersion.parse(FALLBACK_TRT_VERSION))
 
 
 def print_help(trt: TrtVersion) -> None:
@@ -160,8 +162,8 @@ def refuse_like_trtexec(log: Path, flags: list[str], version: str | None = None,
     """The exit status when the real trtexec (of the log's version) rejects ``flags`` or prints
     its help (0), after printing its banner and lines; None when it accepts them (the replayed
     log then brings its own banner)."""
-    from trtsafe_lab.trtexec.flag_check import real_parse
     from trtsafe_lab.trtexec.flag_table import load_table
+    from trtsafe_lab.trtexec.tool_parser import real_parse
 
     trt = _version(log, version)
     parsed = real_parse(load_table("trtexec", trt), flags)
@@ -181,20 +183,32 @@ def refuse_like_trtexec(log: Path, flags: list[str], version: str | None = None,
     return parsed.exit_code if parsed.exit_code > 0 else 1
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The REPLAY tool's own options; every other argument is a trtexec flag."""
+    from trtsafe_lab.help_format import HelpParser
+
     # --help / -h are trtexec flags here (the REPLAY prints trtexec's banner and help for them);
     # this parser's own help is --replay-help.
-    parser = argparse.ArgumentParser(prog="python -m trtsafe_lab.replay",
-                                     description="replay a recorded trtexec log (NOT TensorRT)",
-                                     allow_abbrev=False, add_help=False)
+    parser = HelpParser(prog="python -m trtsafe_lab.replay",
+                        description="Replay a recorded trtexec log line by line (a TEST DOUBLE, "
+                        "NOT TensorRT). The other arguments are trtexec flags, parsed as the real "
+                        "trtexec of that version would: a command it rejects is rejected the same "
+                        "way and nothing is replayed.",
+                        allow_abbrev=False, add_help=False)
     parser.add_argument("--replay-help", action="help", help="show this help and exit")
-    parser.add_argument("--delay", type=float, default=DEFAULT_DELAY_S, help="seconds per line")
-    parser.add_argument("--trt-version", help="the trtexec version whose parser checks the flags "
-                        "(default: the log's banner, else 11.4)")
+    parser.add_argument("--delay", type=float, default=DEFAULT_DELAY_S,
+                        help="seconds between replayed lines")
+    parser.add_argument("--trt-version", metavar="VERSION",
+                        help="the trtexec version whose parser checks the flags (if omitted: "
+                        f"the log's banner, else {FALLBACK_TRT_VERSION})")
     parser.add_argument("--argv0", default="trtexec",
                         help="the program name the banner's command line starts with")
-    parser.add_argument("log", type=Path)
-    args, trtexec_flags = parser.parse_known_args(argv)
+    parser.add_argument("log", type=Path, help="the recorded trtexec log")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args, trtexec_flags = build_parser().parse_known_args(argv)
     refused = refuse_like_trtexec(args.log, trtexec_flags, args.trt_version, args.argv0)
     if refused is not None:
         return refused

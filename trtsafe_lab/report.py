@@ -12,17 +12,16 @@ The reports of one call share one kernel (:class:`ReportKernel`), spoken to over
 from __future__ import annotations
 
 import argparse
-import html
 import os
 import sys
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 from trtsafe_lab._optional import require
+from trtsafe_lab.report_html import to_html
 from trtsafe_lab.text import strip_ansi
 
 #: Input kind -> notebook that reports on it.
@@ -34,18 +33,11 @@ NOTEBOOK_FOR_KIND: dict[str, str] = {
 PARAMETERS_TAG = "parameters"
 INJECTED_TAG = "injected-parameters"
 INTERACTIVE_TAG = "interactive"
+# Cells a report leaves out: the interactive ones and the injected parameters.
+HIDDEN_TAGS = frozenset({INTERACTIVE_TAG, INJECTED_TAG})
 CELL_TIMEOUT_S = 600
-# nbconvert's lab template minus every script it would fetch from a CDN (require.js, MathJax,
-# mermaid): a report must open offline. Figures are PNG data URIs, so nothing else is fetched.
-_TEMPLATE_NAME = "trtsafe_report.html.j2"
-_TEMPLATE = """{%- extends 'index.html.j2' -%}
-{%- block html_head_js -%}{%- endblock html_head_js -%}
-{%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
-{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
-{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
-"""
-
-
+# `trtsafe-lab report` writes here when given neither -o nor --runs.
+DEFAULT_OUTPUT = "report.html"
 class ReportError(RuntimeError):
     """A notebook failed while making a report (the message names the notebook and the cell)."""
 
@@ -243,78 +235,6 @@ def execute_notebook(
         return kernel.execute(load_notebook(path, parameters), path.name)
 
 
-class _Headings(HTMLParser):
-    """The ``(level, id, text)`` of every h1-h3 with an id in an HTML page, in order."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.found: list[tuple[int, str, str]] = []
-        self._open: tuple[int, str, list[str]] | None = None
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        ids = dict(attrs).get("id")
-        if tag in ("h1", "h2", "h3") and ids:
-            self._open = (int(tag[1]), ids, [])
-
-    def handle_data(self, data: str) -> None:
-        if self._open is not None:
-            self._open[2].append(data)
-
-    def handle_endtag(self, tag: str) -> None:
-        if self._open is not None and tag == f"h{self._open[0]}":
-            level, ident, text = self._open
-            self.found.append((level, ident, "".join(text).replace("\u00b6", "").strip()))
-            self._open = None
-
-
-def table_of_contents(page: str) -> str:
-    """A ``<nav>`` listing the page's h1-h3 headings as links (empty when it has none)."""
-    parser = _Headings()
-    parser.feed(page)
-    if not parser.found:
-        return ""
-    items = "".join(
-        f"<li class='trtsafe-toc-{level}'><a href='#{html.escape(ident, quote=True)}'>"
-        f"{html.escape(text)}</a></li>" for level, ident, text in parser.found)
-    return f"<nav class='trtsafe-toc'><b>Contents</b><ul>{items}</ul></nav>"
-
-
-_TOC_STYLE = (
-    "<style>.trtsafe-toc{margin:1em 0 1.5em;padding:.6em 1em;border:1px solid #ddd;"
-    "border-radius:4px;max-width:60em}.trtsafe-toc ul{margin:.3em 0;padding-left:1.2em}"
-    ".trtsafe-toc-1{list-style:none;margin-left:-1.2em;font-weight:600}"
-    ".trtsafe-toc-3{margin-left:1.2em}</style>"
-)
-
-
-def to_html(nb: Any, title: str) -> str:
-    """One self-contained HTML page for an executed notebook: a table of contents, interactive
-    cells and widget views dropped, images embedded, no external scripts or stylesheets."""
-    nbconvert = require("nbconvert", feature="HTML reports")
-    traitlets_config = require("traitlets.config", feature="HTML reports")
-    config = traitlets_config.Config()
-    config.TagRemovePreprocessor.remove_cell_tags = {INTERACTIVE_TAG, INJECTED_TAG}
-    config.TagRemovePreprocessor.enabled = True
-    jinja2 = require("jinja2", feature="HTML reports")
-    exporter = nbconvert.HTMLExporter(
-        config=config,
-        template_name="lab",
-        template_file=_TEMPLATE_NAME,
-        extra_loaders=[jinja2.DictLoader({_TEMPLATE_NAME: _TEMPLATE})],
-    )
-    exporter.embed_images = True
-    nb.metadata.pop("widgets", None)
-    for cell in nb.cells:
-        for output in cell.get("outputs", []):
-            output.get("data", {}).pop("application/vnd.jupyter.widget-view+json", None)
-    body, _resources = exporter.from_notebook_node(nb, resources={"metadata": {"name": title}})
-    page = str(body)
-    toc = table_of_contents(page)
-    if toc and "<main>" in page:
-        page = page.replace("<main>", f"<main>{_TOC_STYLE}{toc}", 1)
-    return page
-
-
 def write_notebook_report(name: str, parameters: Mapping[str, object], out: Path,
                           title: str, kernel: ReportKernel | None = None) -> Path:
     """Execute notebook ``name`` (in :func:`notebooks_dir`) with ``parameters`` and write its
@@ -332,7 +252,7 @@ def write_notebook_report(name: str, parameters: Mapping[str, object], out: Path
         kernel.execute(nb, name)
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_name(out.name + ".partial")
-    partial.write_text(to_html(nb, title), encoding="utf-8")
+    partial.write_text(to_html(nb, title, HIDDEN_TAGS), encoding="utf-8")
     partial.replace(out)
     return out
 
@@ -360,7 +280,7 @@ def record_report(inputs: Sequence[Path], runs_dir: Path, name: str | None = Non
                            {"inputs": [str(p.resolve()) for p in inputs]}, interactive=False)
         with ReportKernel(notebooks_dir()) as kernel:
             kernel.execute(nb, notebook)
-        (staging / "report.html").write_text(to_html(nb, title), encoding="utf-8")
+        (staging / "report.html").write_text(to_html(nb, title, HIDDEN_TAGS), encoding="utf-8")
         write_run_manifest(staging, "report", name, {
             "notebook": notebook, "title": title,
             "inputs": [{"path": str(p.resolve()), "kind": input_kind(p)} for p in inputs]})
@@ -371,7 +291,7 @@ def _cli(args: argparse.Namespace) -> int:
     inputs = [Path(p) for p in args.inputs]
     try:
         path = (record_report(inputs, Path(args.runs)) if args.runs
-                else write_report(inputs, Path(args.output or "report.html")))
+                else write_report(inputs, Path(args.output or DEFAULT_OUTPUT)))
     except ReportError as err:
         print(f"trtsafe-lab report: {err}", file=sys.stderr)
         return 1
@@ -392,8 +312,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="log files, build run directories, or profile run directories "
                         "/ trtexec export folders (one kind per report)")
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("-o", "--output",
-                       help="HTML file to write (default: report.html)")
+    where.add_argument("-o", "--output", metavar="FILE.html",
+                       help=f"HTML file to write (if omitted: {DEFAULT_OUTPUT})")
     where.add_argument("--runs", metavar="DIR",
                        help="write the report as a run directory (kind report) under DIR "
                        "instead of a loose HTML file")

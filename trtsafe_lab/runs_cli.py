@@ -39,7 +39,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="List the run directories under a folder: builds, profile runs, trtexec "
         "profile runs, engine pairs and reports, one row each (a run whose manifest cannot be "
         "read is listed as unreadable, with the reason).")
-    runs.add_argument("--runs", help=f"folder of run directories (default {DEFAULT_RUNS})")
+    runs.add_argument("--runs", metavar="DIR", help="folder the run directories are under (if "
+                      f"omitted: {DEFAULT_RUNS}, the folder trtsafe-lab build writes to)")
     runs.add_argument("--kind", choices=KINDS, help="list only runs of this kind")
     runs.add_argument("--all", action="store_true",
                       help="also list incomplete (.partial) runs (cancelled, timed out, crashed) "

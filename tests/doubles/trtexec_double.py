@@ -1,7 +1,7 @@
 """TEST DOUBLE for trtexec / trtexec_safe -- NOT TensorRT.
 
 It first parses argv as the real tool would, with the flag table derived from NVIDIA's sources
-(trtsafe_lab.trtexec.flag_check.real_parse: trtexec's sampleOptions.cpp / trtexec.cpp
+(trtsafe_lab.trtexec.tool_parser.real_parse: trtexec's sampleOptions.cpp / trtexec.cpp
 parseArgs, trtexec_safe's trtSafeExec.cpp parseSafeExecArgs) for the version it reports: what
 the real parser rejects, it rejects with the same message ("Unknown option: --frobnicate ",
 "stoi", "Invalid Argument: ...") and exit status (1), after the "&&&& RUNNING" banner and the
@@ -82,8 +82,8 @@ def write_artifacts(opts) -> None:
 
 def rejected_by_the_real_parser(tool: str, code: str) -> int | None:
     """Exit status when the real tool's parser rejects argv (messages printed), else None."""
-    from trtsafe_lab.trtexec.flag_check import real_parse
     from trtsafe_lab.trtexec.flag_table import load_table
+    from trtsafe_lab.trtexec.tool_parser import real_parse
     from trtsafe_lab.trtexec.version import TrtVersion
 
     kind = "trtexec_safe" if tool.startswith("trtexec_safe") else "trtexec"

@@ -1,7 +1,7 @@
 """TEST DOUBLE for trtexec_safe -- NOT TensorRT, runs no engine.
 
 It follows NVIDIA's samples/trtSafeExec/trtSafeExec.cpp (../shared/reference/tensorrt-oss):
-argv is parsed with the flag table derived from that file (trtsafe_lab.trtexec.flag_check
+argv is parsed with the flag table derived from that file (trtsafe_lab.trtexec.tool_parser
 .real_parse), so it rejects exactly what the real parser rejects, with its message
 ("Invalid Argument: ...", "Engine file is required.") and exit status (1; an unparsable number
 aborts like the uncaught std::stoi exception). It prints the banners to stderr (SAFE_LOG is
@@ -22,8 +22,8 @@ import random
 import sys
 import time
 
-from trtsafe_lab.trtexec.flag_check import real_parse, split_arg
 from trtsafe_lab.trtexec.flag_table import load_table
+from trtsafe_lab.trtexec.tool_parser import real_parse, split_arg
 from trtsafe_lab.trtexec.version import TrtVersion
 
 

@@ -111,5 +111,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Run every job on the bundled example data. Steps whose optional "
         "dependencies are missing are skipped with the extra that enables them; exit 1 if a "
         "step failed.")
-    parser.add_argument("--out", default="out/demo", help="output folder (default: out/demo)")
+    parser.add_argument("--out", default="out/demo", metavar="DIR",
+                        help="folder the demo writes into, one sub-folder per step")
     parser.set_defaults(func=_cli)

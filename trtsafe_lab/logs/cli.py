@@ -174,7 +174,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("logs", nargs="+", metavar="LOG", help="log file(s) to read")
     parser.add_argument(
-        "--onnx", metavar="MODEL", help="ONNX model: add op type, node index, ForeignNode ranges"
+        "--onnx", metavar="MODEL", help="the ONNX model the logs were built from: adds each "
+        "layer's op type, node index and ForeignNode ranges"
     )
     view = parser.add_mutually_exclusive_group()
     view.add_argument(
@@ -190,6 +191,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--format", choices=("table", "csv", "json"), default="table",
-        help="table (default): one block per row, text whole; csv; json: one envelope object",
+        help="table: one block per row, messages in full; csv: one line per row; json: one "
+        "object holding the rows",
     )
     parser.set_defaults(func=_cli)

@@ -68,6 +68,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH", help="files or folders to check")
     parser.add_argument(
         "--format", choices=("table", "json"), default="table",
-        help="table (default): one block per finding with its fix; json: a list of findings",
+        help="table: one block per finding with its fix; json: a list of findings",
     )
     parser.set_defaults(func=_run)

@@ -9,9 +9,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+# All stdlib-only at import time (trtsafe-lab profile --help imports no pandas).
 from trtsafe_lab.errors import UsageError
-from trtsafe_lab.profile.harness import TIMING_MODES  # stdlib-only at import time
-from trtsafe_lab.profile.trtexec_cli import positive_int, register_trtexec  # stdlib-only too
+from trtsafe_lab.profile.args_cli import add_out_argument, add_timing_arguments, positive_int
+from trtsafe_lab.profile.harness import DEFAULT_PASSES_PER_SAMPLE, TIMING_MODES
+from trtsafe_lab.profile.trtexec_cli import register_trtexec
+from trtsafe_lab.trtexec.tool_cli import add_tool_arguments
 
 
 def _ints_at_least(text: str, minimum: int, expected: str) -> list[int]:
@@ -172,47 +175,43 @@ def _engine(args: argparse.Namespace) -> int:
     return 0
 
 
-def _reference_arguments(parser: argparse.ArgumentParser) -> None:
+def _reference_arguments(parser: argparse.ArgumentParser, aux: str) -> None:
+    """The reference workload's options; ``aux`` is the default of ``--aux`` ("0,4")."""
     parser.add_argument("--branches", type=positive_int, default=4,
                         help="independent branches of the workload, each a chain of dependent "
-                        "kernels (default: 4)")
+                        "kernels")
     parser.add_argument("--depth", type=positive_int, default=8,
-                        help="serially dependent kernels per branch (default: 8)")
+                        help="serially dependent kernels per branch")
     parser.add_argument("--blocks", type=positive_int, default=4,
-                        help="thread blocks per kernel launch (default: 4)")
+                        help="thread blocks per kernel launch")
     parser.add_argument("--threads", type=positive_int, default=128,
-                        help="threads per block (default: 128)")
+                        help="threads per block")
     parser.add_argument("--iters", type=positive_int, default=4096,
-                        help="integer-hash rounds per thread in each kernel: the work per kernel "
-                        "(default: 4096)")
-    parser.add_argument("--aux", type=_int_list, default=[0, 4],
-                     help="aux-stream counts to run, comma-separated (default: 0,4)")
-    parser.add_argument("--graph", action="store_true", help="replay a captured CUDA graph")
-    parser.add_argument("--warmup", type=int, default=20,
-                        help="untimed forward passes before timing (default: 20)")
-    parser.add_argument("--iterations", type=positive_int, default=200,
-                        help="timed samples per run (default: 200; batched: each sample times "
-                        "--passes-per-sample passes)")
+                        help="integer-hash rounds per thread in each kernel: the work per kernel")
+    parser.add_argument("--aux", type=_int_list, default=aux, metavar="N,N,...",
+                        help="aux-stream counts to run, one run each")
+    add_timing_arguments(parser, "forward passes", "in batched mode each sample times "
+                         "--passes-per-sample passes")
     parser.add_argument("--timing", choices=TIMING_MODES, default=TIMING_MODES[0],
-                     help="batched (default): one event pair per --passes-per-sample passes, "
-                     "unbiased medians; per-iteration: events around every pass, for tails; "
-                     "events-in-graph: per-iteration with the events inside the graph (--graph)")
+                        help="batched: one event pair per --passes-per-sample passes, "
+                        "unbiased medians; per-iteration: events around every pass, for tails; "
+                        "events-in-graph: per-iteration with the events inside the captured "
+                        "graph, needs --graph")
     parser.add_argument("--passes-per-sample", type=positive_int, default=None,
-                     help="forward passes per sample in batched mode (default 10)")
-    parser.add_argument("--trace", action="store_true",
-                     help="also record a CUPTI kernel trace (needs cupti-python)")
-    parser.add_argument("--out", default="out/profile",
-                        help="parent folder of the run directories (default: out/profile)")
+                        help="forward passes per sample, batched mode only (if omitted: "
+                        f"{DEFAULT_PASSES_PER_SAMPLE})")
+    add_out_argument(parser, "out/profile")
 
 
 def _metric_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--metric", choices=("latency", "compute"), default="latency",
-                        help="latency uses latencyMs, compute uses computeMs (default: latency)")
+                        help="the time per sample to compare: latency (latencyMs: copies in, "
+                        "compute, copies out) or compute (computeMs: GPU compute alone)")
 
 
 def _output_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("table", "json", "csv"), default="table",
-                        help="print a table, JSON records or CSV (default: table)")
+                        help="print a table, JSON records or CSV")
     parser.add_argument("--plot", metavar="FILE.png", help="also write the Pareto plot")
 
 
@@ -237,27 +236,26 @@ def _register_sweep(sub: Any) -> None:
                            description="Run the reference multi-branch CUDA workload once per "
                            "--aux count into run directories under --out and print their sweep "
                            "table (needs an NVIDIA GPU and cuda-python).")
-    _reference_arguments(ref)
-    ref.set_defaults(aux=[0, 1, 2, 4])
+    _reference_arguments(ref, aux="0,1,2,4")
     _output_arguments(ref)
     ref.set_defaults(func=_sweep_reference)
     eng = kinds.add_parser(
-        "engines", help="build with --maxAuxStreams=each value through the builds job, then "
-        "profile each engine with the same tool: trtsafe-lab profile sweep engines -- "
-        "--onnx=m.onnx --saveEngine=m.engine ...",
+        "engines", help="build the engine once per --maxAuxStreams value (checked like "
+        "trtsafe-lab build), then profile each with the same tool: trtsafe-lab profile sweep "
+        "engines -- --onnx=m.onnx --saveEngine=m.engine ...",
         description="Build the engine once per --values setting of --maxAuxStreams (through the "
         "build job's checks), profile each with the same tool and print the sweep table; the "
         "build's trtexec flags go after '--'.")
-    eng.add_argument("--values", type=_int_list_heuristic, default=[0, 1, 2, 4, -1],
-                     help="maxAuxStreams settings, comma-separated; -1 leaves the flag out "
-                     "(TensorRT's heuristics) (default: 0,1,2,4,-1)")
-    eng.add_argument("--tool", default="trtexec",
-                     help="trtexec or trtexec_safe (or a path) (default: trtexec)")
-    eng.add_argument("--trt-version", help="TensorRT version X.Y[.Z] (default: from the tool)")
-    eng.add_argument("--out", default="out/sweep",
-                     help="folder for build and profile runs (default: out/sweep)")
+    eng.add_argument("--values", type=_int_list_heuristic, default="0,1,2,4,-1",
+                     metavar="N,N,...",
+                     help="--maxAuxStreams settings, one build each; -1 leaves the flag out "
+                     "(TensorRT's heuristics)")
+    add_tool_arguments(eng)
+    add_out_argument(eng, "out/sweep")
     _output_arguments(eng)
-    eng.add_argument("flags", nargs=argparse.REMAINDER, help="the build's trtexec flags")
+    eng.add_argument("flags", nargs=argparse.REMAINDER,
+                     help="the build's trtexec flags after '--', e.g. -- --onnx=m.onnx "
+                     "--saveEngine=m.engine")
     eng.set_defaults(func=_sweep_engines)
 
 
@@ -270,20 +268,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(directly or through trtexec / trtexec_safe).")
     sub = parser.add_subparsers(dest="profile_command", metavar="ACTION", required=True)
 
-    cmp_ = sub.add_parser("compare", help="statistics and speedup with CI of recorded runs",
+    cmp_ = sub.add_parser("compare", help="latency statistics of recorded runs and their "
+                          "speedup over a baseline, with a confidence interval",
                           description="Latency statistics of each recorded run (run directories "
                           "or trtexec export folders) and its speedup over the baseline with a "
                           "bootstrap confidence interval. Runs of different workloads are "
                           "refused unless --allow-mixed (no GPU needed).")
     cmp_.add_argument("runs", nargs="+", metavar="RUN",
                       help="a run directory or a folder of trtexec exports (*.timing.json)")
-    cmp_.add_argument("--baseline", help="the run (by name) to compare against (default: first)")
+    cmp_.add_argument("--baseline", metavar="NAME",
+                      help="the run (by name) to compare against (if omitted: the first RUN)")
     _metric_argument(cmp_)
     cmp_.add_argument("--allow-mixed", action="store_true",
                       help="runs of different workloads: compare each workload's runs within "
                       "their own group (labelled) instead of refusing (exit 2)")
     cmp_.add_argument("--format", choices=("table", "json"), default="table",
-                      help="print a table or JSON records (default: table)")
+                      help="print a table or JSON records")
     cmp_.add_argument("--plot", metavar="FILE.png", help="also write a comparison figure")
     cmp_.set_defaults(func=_compare)
 
@@ -291,28 +291,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                          description="Run the reference workload (--branches independent chains "
                          "of --depth dependent kernels) once per --aux count, each into a run "
                          "directory under --out (needs an NVIDIA GPU and cuda-python).")
-    _reference_arguments(ref)
+    _reference_arguments(ref, aux="0,4")
     ref.set_defaults(func=_reference)
 
     _register_sweep(sub)
 
     eng = sub.add_parser("engine", help="profile a serialized TensorRT engine (needs tensorrt)",
                          description="Deserialize the engine with the TensorRT Python API, time "
-                         "its inference with the given aux streams and write a run directory per "
-                         "setting under --out (needs tensorrt, cuda-python and a GPU).")
+                         "its inference with the aux streams it was built for and write a run "
+                         "directory under --out (needs tensorrt, cuda-python and a GPU). To "
+                         "compare aux-stream counts, build one engine per count: trtsafe-lab "
+                         "profile sweep engines.")
     eng.add_argument("engine", help="the serialized engine (.engine / .plan)")
-    eng.add_argument("--aux-streams", type=_int_list, default=None,
-                     help="how many of the engine's aux streams to give it, comma-separated; "
-                     "default: what the engine asks for (num_aux_streams)")
-    eng.add_argument("--graph", action="store_true", help="replay a captured CUDA graph")
-    eng.add_argument("--trace", action="store_true",
-                     help="also record a CUPTI kernel trace (needs cupti-python)")
-    eng.add_argument("--warmup", type=int, default=20,
-                     help="untimed inferences before timing (default: 20)")
-    eng.add_argument("--iterations", type=positive_int, default=200,
-                     help="timed inferences per run (default: 200)")
-    eng.add_argument("--out", default="out/profile",
-                     help="parent folder of the run directories (default: out/profile)")
+    eng.add_argument("--aux-streams", type=_int_list, default=None, metavar="N",
+                     help="the engine's aux-stream count, checked only: it is fixed when the "
+                     "engine is built, so another count is refused (if omitted: the engine's "
+                     "num_aux_streams)")
+    add_timing_arguments(eng, "inferences", f"each sample times {DEFAULT_PASSES_PER_SAMPLE} "
+                         "inferences")
+    add_out_argument(eng, "out/profile")
     eng.set_defaults(func=_engine)
 
     register_trtexec(sub)

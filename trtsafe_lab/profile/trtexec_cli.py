@@ -14,14 +14,8 @@ import argparse
 from pathlib import Path
 
 from trtsafe_lab.errors import UsageError
-
-
-def positive_int(text: str) -> int:
-    """An argparse type: an integer >= 1 (also the profile CLI's counts)."""
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
-    return value
+from trtsafe_lab.profile.args_cli import add_out_argument, positive_int
+from trtsafe_lab.trtexec.tool_cli import add_tool_arguments, tool_version
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -29,17 +23,15 @@ def _run(args: argparse.Namespace) -> int:
     from trtsafe_lab.profile.trtexec_exec import is_safe_tool, run_trtexec
     from trtsafe_lab.trtexec.build import ToolNotFoundError, resolve_tool
     from trtsafe_lab.trtexec.rules import RuleViolation
-    from trtsafe_lab.trtexec.version import TrtVersion, VersionDetectionError, detect_version
 
     engine = Path(args.engine)
     if not engine.is_file():
         raise UsageError(f"{engine}: no such engine file (build one with 'trtsafe-lab build')")
     try:
         tool = resolve_tool(args.tool)
-        version = (TrtVersion.parse(args.trt_version) if args.trt_version
-                   else detect_version(tool))
-    except (ToolNotFoundError, VersionDetectionError, ValueError) as err:
+    except ToolNotFoundError as err:
         raise UsageError(str(err)) from err
+    version, _source = tool_version(args)
     safe_tool = is_safe_tool(args.tool) or is_safe_tool(str(tool))
     if args.repeat != 1 and not safe_tool:
         raise UsageError("--repeat applies to trtexec_safe (one summary per run); trtexec "
@@ -67,21 +59,22 @@ def register_trtexec(sub: argparse._SubParsersAction) -> None:
     """Add ``trtexec`` to the ``profile`` subcommands."""
     p = sub.add_parser("trtexec", help="run an engine through trtexec or trtexec_safe into a "
                        "profile run directory (needs the tool)",
-                       description=__doc__.split("\n\n")[0].replace("``", ""))
-    p.add_argument("engine", help="the serialized engine")
-    p.add_argument("--tool", default="trtexec",
-                   help="trtexec, trtexec_safe, or a path to one (default trtexec)")
-    p.add_argument("--trt-version", help="TensorRT version X.Y (default: read from the tool's "
-                   "--help banner)")
-    p.add_argument("--out", default="out/profile",
-                   help="parent folder of the run directory (default: out/profile)")
-    p.add_argument("--name", help="run directory name (default <engine>-<tool>)")
-    p.add_argument("--repeat", type=positive_int, default=1,
-                   help="trtexec_safe: run N times into one run directory (default: 1)")
-    p.add_argument("--safe", action="store_true", help="trtexec: load a safe engine (--safe)")
-    p.add_argument("--companion-so", help="the engine's companion .so (11.3+; default "
-                   "<engine>.so)")
-    p.add_argument("--no-graph", action="store_true", help="turn CUDA graphs off")
-    p.add_argument("--timeout", type=float, default=None,
-                   help="seconds per tool run (default: no limit)")
+                       description="Run a built engine through trtexec or trtexec_safe into a "
+                       "profile run directory that 'trtsafe-lab profile compare' reads. The "
+                       "command is checked against the tool's flag table first; trtexec's "
+                       "samples come from --exportTimes, trtexec_safe's from its printed lines.")
+    p.add_argument("engine", help="the serialized engine (.engine / .plan)")
+    add_tool_arguments(p)
+    add_out_argument(p, "out/profile")
+    p.add_argument("--name", help="run directory name (if omitted: <engine>-<tool>)")
+    p.add_argument("--repeat", type=positive_int, default=1, metavar="N",
+                   help="trtexec_safe: run N times into one run directory")
+    p.add_argument("--safe", action="store_true",
+                   help="trtexec only: the engine is a safe engine (passes --safe)")
+    p.add_argument("--companion-so", metavar="FILE.so",
+                   help="the engine's companion .so (11.3+; if omitted: <engine>.so)")
+    p.add_argument("--no-graph", action="store_true",
+                   help="time without CUDA graphs (11.x: --noCudaGraph; 10.x: no --useCudaGraph)")
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                   help="seconds per tool run (if omitted: no limit)")
     p.set_defaults(func=_run)

@@ -98,19 +98,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "runtime-demo",
         help="run a prefill/decode pipeline through the safety-runtime lifecycle runner",
-        description="Run prefill once and decode N times through the safety runner (initialize, "
-                    "complete_context, prepare+seal, run_stage, deinitialize) and print the "
+        description="Run prefill once and decode --decode-steps times through the safety "
+                    "runner (initialize, complete_context, prepare+seal, run_stage, "
+                    "deinitialize) and print the "
                     "trace. GPU by default (reference CUDA workload); --cpu for the in-process "
                     "test double.")
     parser.add_argument("--cpu", action="store_true",
                         help="use the in-process CPU executors (a test double, not a GPU result)")
-    parser.add_argument("--device", type=int, default=0, help="CUDA device (default 0)")
-    parser.add_argument("--decode-steps", type=int, default=3, help="decode runs (default 3)")
-    parser.add_argument("--inject-fault", type=int, metavar="N", default=None,
-                        help="make decode's N-th execution fail (GPU: an invalid kernel launch, "
+    parser.add_argument("--device", type=int, default=0, help="CUDA device number")
+    parser.add_argument("--decode-steps", type=int, default=3, metavar="N",
+                        help="decode runs after the prefill")
+    parser.add_argument("--inject-fault", type=int, metavar="K", default=None,
+                        help="make decode's K-th execution fail (GPU: an invalid kernel launch, "
                              "a real CUDA error; --cpu: an injected executor fault) to show "
                              "fatal containment")
     parser.add_argument("--violations", action="store_true",
                         help="also make calls the rules refuse, to see refusals in the trace")
-    parser.add_argument("--trace-csv", default=None, help="also write the trace table here")
+    parser.add_argument("--trace-csv", default=None, metavar="FILE.csv",
+                        help="also write the trace table to this CSV file")
     parser.set_defaults(func=_cli)

@@ -13,32 +13,13 @@ from trtsafe_lab.errors import UsageError
 from trtsafe_lab.logs import columns as C
 from trtsafe_lab.paths import created_output_dir
 from trtsafe_lab.rundir import BuildRun, RunDirError, load_run
-from trtsafe_lab.trtexec.build import BuildAbortedError, BuildResult, TrtexecBuild, resolve_tool
+from trtsafe_lab.trtexec.build import BuildAbortedError, BuildResult, TrtexecBuild
 from trtsafe_lab.trtexec.dry_run import describe_command
 from trtsafe_lab.trtexec.options import TOOLS, TrtexecCommand, parse_flags
 from trtsafe_lab.trtexec.progress import ProgressTracker, TerminalProgressBar
 from trtsafe_lab.trtexec.rules import RuleViolation, check_command, refusals
 from trtsafe_lab.trtexec.runner import SignalInterrupt, signals_as_interrupt
-from trtsafe_lab.trtexec.version import TrtVersion, VersionDetectionError, detect_version
-
-
-def _version(args: argparse.Namespace) -> tuple[TrtVersion, str]:
-    if args.trt_version:
-        try:
-            return TrtVersion.parse(args.trt_version), "given"
-        except ValueError as err:
-            raise UsageError(str(err)) from err
-    try:
-        tool_path = resolve_tool(args.tool)
-        return detect_version(tool_path), f"detected from {tool_path}"
-    except FileNotFoundError as err:
-        raise UsageError(
-            f"cannot tell which TensorRT version the rules apply to: {err} "
-            "Give it with --trt-version X.Y (e.g. --trt-version 11.4)."
-        ) from err
-    except VersionDetectionError as err:  # its message already says to pass --trt-version
-        raise UsageError(f"cannot tell which TensorRT version the rules apply to: {err}."
-                         ) from err
+from trtsafe_lab.trtexec.tool_cli import add_tool_arguments, tool_version
 
 
 def command_from_args(args: argparse.Namespace) -> tuple[TrtexecCommand, str]:
@@ -57,7 +38,7 @@ def command_from_args(args: argparse.Namespace) -> tuple[TrtexecCommand, str]:
         parsed = parse_flags(flags)
     except ValueError as err:
         raise UsageError(str(err)) from err
-    version, source = _version(args)
+    version, source = tool_version(args)
     return TrtexecCommand(args.tool, tuple(parsed), version), source
 
 
@@ -136,15 +117,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--dry-run", action="store_true",
                         help="print the argv and the expected artifacts, run nothing")
-    parser.add_argument("--trt-version", help="TensorRT version X.Y[.Z] (default: read from "
-                        "the tool's banner via --help)")
-    parser.add_argument("--tool", default="trtexec",
-                        help="trtexec or trtexec_safe, a name on PATH or a path (default trtexec)")
-    parser.add_argument("--runs", default="runs", help="folder for run directories (default runs)")
+    add_tool_arguments(parser)
+    parser.add_argument("--runs", default="runs", metavar="DIR",
+                        help="folder the run directory is written under")
     parser.add_argument("--label", default="build",
-                        help="word in the run directory's name (default: build)")
-    parser.add_argument("--timeout", type=float, default=None, help="seconds before the build "
-                        "is stopped (whole process group; default: no limit)")
+                        help="word in the run directory's name")
+    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                        help="seconds before the build "
+                        "is stopped (the whole process group; if omitted: no limit)")
     parser.add_argument("flags", nargs=argparse.REMAINDER,
                         help="trtexec flags after '--', e.g. -- --onnx=m.onnx --safe")
     parser.set_defaults(func=_cli)

@@ -18,7 +18,7 @@ reads, without compiling anything:
   exactly ``--name``; anything else is ``Invalid Argument``), ``SafeExecArgs`` defaults and
   ``printHelpInfo``.
 - ``--safetyPlugins`` (both tools): ``samples/common/safeCommon.h`` ``parseSafetyPluginArgument``
-  (the ``lib[ns::name,...]`` syntax :func:`trtsafe_lab.trtexec.flag_check.safety_plugin_problem`
+  (the ``lib[ns::name,...]`` syntax :func:`trtsafe_lab.trtexec.tool_parser.safety_plugin_problem`
   models; its stderr line) and the message each tool adds when it fails (trtexec: the
   ``stringToValue`` specialisation in ``sampleOptions.cpp``; trtexec_safe:
   ``parseSafetyPluginLibrary``). A source whose parser no longer has that shape stops the script.
@@ -254,7 +254,7 @@ def status_from_help(text: str) -> str:
 # --------------------------------------------------------------------------- --safetyPlugins
 
 PLUGIN_KIND = "plugin_spec"
-# The shape of safeCommon.h parseSafetyPluginArgument that flag_check.safety_plugin_problem
+# The shape of safeCommon.h parseSafetyPluginArgument that tool_parser.safety_plugin_problem
 # models: the first '[' and the first ']' both present, '[' before ']', a library name before it.
 _PLUGIN_PARSER_SHAPE = (
     r"leftBracketIdx\s*=\s*option\.find\('\['\)",
@@ -270,7 +270,7 @@ def _body_after(text: str, pattern: str, where: str) -> str:
     match = re.search(pattern, text)
     if match is None:
         raise ValueError(f"{where}: no match for {pattern!r}; the safety-plugin parser changed: "
-                         "update derive.py and flag_check.safety_plugin_problem")
+                         "update derive.py and tool_parser.safety_plugin_problem")
     brace = text.index("{", match.end())
     return text[brace:_matching(text, brace)]
 
@@ -278,14 +278,14 @@ def _body_after(text: str, pattern: str, where: str) -> str:
 def plugin_parser_log(version_dir: Path) -> str:
     """The stderr line ``parseSafetyPluginArgument`` (safeCommon.h) prints for a value it
     rejects, without the value. Raises ValueError when the parser no longer has the shape that
-    :func:`trtsafe_lab.trtexec.flag_check.safety_plugin_problem` models."""
+    :func:`trtsafe_lab.trtexec.tool_parser.safety_plugin_problem` models."""
     where = f"{version_dir.name}/{SAFE_COMMON}"
     text = _strip_comments((version_dir / SAFE_COMMON).read_text(encoding="utf-8"))
     body = _body_after(text, r"\bbool\s+parseSafetyPluginArgument\s*\([^)]*\)", where)
     for part in _PLUGIN_PARSER_SHAPE:
         if re.search(part, body) is None:
             raise ValueError(f"{where}: parseSafetyPluginArgument no longer matches {part!r}; "
-                             "update derive.py and flag_check.safety_plugin_problem")
+                             "update derive.py and tool_parser.safety_plugin_problem")
     logged = re.search(r'SAFE_LOG\s*<<\s*"([^"]*)"\s*<<\s*option\b', body)
     if logged is None:
         raise ValueError(f"{where}: parseSafetyPluginArgument logs no rejected option")
@@ -643,17 +643,24 @@ def render(table: dict[str, Any]) -> str:
     return json.dumps(table, indent=1, ensure_ascii=False) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    here = Path(__file__).resolve().parent
-    parser = argparse.ArgumentParser(prog="python -m trtsafe_lab.trtexec._tables.derive",
-                                     description=__doc__.split("\n")[0])
+def build_parser() -> argparse.ArgumentParser:
+    """The script's options (``--out`` defaults to this package folder, where the tables ship)."""
+    from trtsafe_lab.help_format import HelpParser
+
+    parser = HelpParser(prog="python -m trtsafe_lab.trtexec._tables.derive",
+                        description=__doc__.split("\n")[0])
     parser.add_argument("reference", nargs="?", type=Path,
                         default=Path("../shared/reference/tensorrt-oss"),
-                        help="folder with <version>/samples/... (NVIDIA TensorRT OSS files)")
-    parser.add_argument("--out", type=Path, default=here, help="where to write the JSON tables")
+                        help="folder of NVIDIA's TensorRT OSS files, <version>/samples/...")
+    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent,
+                        help="where to write the JSON tables")
     parser.add_argument("--check", action="store_true",
                         help="compare with the tables in --out; exit 1 when they differ")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     tables = derive_all(args.reference)
     drift = []
     for name, table in tables.items():

@@ -1,0 +1,39 @@
+"""Arguments the ``trtsafe-lab profile`` subcommands share, defined once: ``positive_int`` (an
+argparse type), ``--out`` (the folder the run directories go under; each subcommand keeps its
+own default) and the timing options of a timed run (defaults: :class:`TimingConfig`'s). Stdlib
+only at import time."""
+
+from __future__ import annotations
+
+import argparse
+
+from trtsafe_lab.profile.harness import TimingConfig
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an integer >= 1 (the profile CLI's counts)."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def add_out_argument(parser: argparse.ArgumentParser, default: str) -> None:
+    """Add ``--out DIR`` (default ``default``): the folder the subcommand's run directories
+    are written under (made when missing)."""
+    parser.add_argument("--out", metavar="DIR", default=default,
+                        help="folder the run directories are written under, made when missing")
+
+
+def add_timing_arguments(parser: argparse.ArgumentParser, passes: str, sample: str) -> None:
+    """Add ``--graph``, ``--warmup``, ``--iterations`` and ``--trace`` of a timed run; ``passes``
+    names one pass ("forward passes", "inferences"), ``sample`` says what one timed sample
+    covers."""
+    parser.add_argument("--graph", action="store_true",
+                        help="capture one pass in a CUDA graph and time its replays")
+    parser.add_argument("--warmup", type=int, default=TimingConfig.warmup,
+                        help=f"untimed {passes} before timing")
+    parser.add_argument("--iterations", type=positive_int, default=TimingConfig.iterations,
+                        help=f"timed samples per run; {sample}")
+    parser.add_argument("--trace", action="store_true",
+                        help="also record a CUPTI kernel trace (needs cupti-python)")
