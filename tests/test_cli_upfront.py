@@ -157,3 +157,13 @@ def test_a_dry_run_creates_no_runs_folder(tmp_path: Path) -> None:
     assert main(["build", "--dry-run", "--runs", str(runs), "--trt-version", "11.4", "--",
                  "--onnx=m.onnx"]) == 0
     assert not (tmp_path / "new").exists()
+
+
+@pytest.mark.parametrize("command", [["profile", "reference"], ["profile", "sweep", "reference"],
+                                     ["profile", "engine", "e.engine"]])
+def test_a_negative_warmup_is_refused_naming_the_option(
+        command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """--warmup (one definition, profile/args_cli.py) is checked by the parser, before any GPU
+    or TensorRT work: not as an unexpected error, nor blamed on --timing."""
+    assert _exit_code([*command, "--warmup", "-1"]) == 2
+    assert "argument --warmup: must be >= 0, got -1" in capsys.readouterr().err

@@ -9,6 +9,7 @@ import pytest
 
 from trtsafe_lab.cli import main
 from trtsafe_lab.replay import exit_code, install_replay_tool
+from trtsafe_lab.replay import main as replay_main
 from trtsafe_lab.trtexec.version import TrtVersion, detect_version
 
 
@@ -60,6 +61,17 @@ def test_replay_rejects_a_bad_safety_plugin_value_like_trtexec(tmp_path: Path) -
     lines = done.stderr.splitlines()
     assert lines[0] == "Invalid safety plugin argument: libp.so"  # safeCommon.h SAFE_LOG
     assert lines[1].endswith("[E] Invalid Safety plugin library option: libp.so")
+
+
+def test_a_bad_trt_version_is_a_usage_error(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "recorded.log"
+    log.write_text("[I] start\n")
+    with pytest.raises(SystemExit) as exited:
+        replay_main(["--trt-version", "eleven", str(log), "--onnx=m.onnx"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --trt-version: not a TensorRT version: 'eleven'" in err, err
 
 
 def test_help_prints_the_banner_of_the_replayed_version(tmp_path: Path) -> None:

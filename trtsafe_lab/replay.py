@@ -183,6 +183,18 @@ def refuse_like_trtexec(log: Path, flags: list[str], version: str | None = None,
     return parsed.exit_code if parsed.exit_code > 0 else 1
 
 
+def _version_text(text: str) -> str:
+    """An argparse type: ``text`` when it is a TensorRT version X.Y[.Z] (a bad one is a usage
+    error, not a traceback)."""
+    from trtsafe_lab.trtexec.version import TrtVersion
+
+    try:
+        TrtVersion.parse(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from err
+    return text
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The REPLAY tool's own options; every other argument is a trtexec flag."""
     from trtsafe_lab.help_format import HelpParser
@@ -198,7 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--replay-help", action="help", help="show this help and exit")
     parser.add_argument("--delay", type=float, default=DEFAULT_DELAY_S,
                         help="seconds between replayed lines")
-    parser.add_argument("--trt-version", metavar="VERSION",
+    parser.add_argument("--trt-version", metavar="VERSION", type=_version_text,
                         help="the trtexec version whose parser checks the flags (if omitted: "
                         f"the log's banner, else {FALLBACK_TRT_VERSION})")
     parser.add_argument("--argv0", default="trtexec",

@@ -38,6 +38,8 @@ HIDDEN_TAGS = frozenset({INTERACTIVE_TAG, INJECTED_TAG})
 CELL_TIMEOUT_S = 600
 # `trtsafe-lab report` writes here when given neither -o nor --runs.
 DEFAULT_OUTPUT = "report.html"
+
+
 class ReportError(RuntimeError):
     """A notebook failed while making a report (the message names the notebook and the cell)."""
 

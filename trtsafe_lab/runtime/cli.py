@@ -100,9 +100,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="run a prefill/decode pipeline through the safety-runtime lifecycle runner",
         description="Run prefill once and decode --decode-steps times through the safety "
                     "runner (initialize, complete_context, prepare+seal, run_stage, "
-                    "deinitialize) and print the "
-                    "trace. GPU by default (reference CUDA workload); --cpu for the in-process "
-                    "test double.")
+                    "deinitialize) and print the trace. GPU by default (reference CUDA "
+                    "workload); --cpu for the in-process test double.")
     parser.add_argument("--cpu", action="store_true",
                         help="use the in-process CPU executors (a test double, not a GPU result)")
     parser.add_argument("--device", type=int, default=0, help="CUDA device number")

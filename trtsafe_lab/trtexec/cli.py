@@ -123,8 +123,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--label", default="build",
                         help="word in the run directory's name")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
-                        help="seconds before the build "
-                        "is stopped (the whole process group; if omitted: no limit)")
+                        help="seconds before the build is stopped (the whole process group; "
+                        "if omitted: no limit)")
     parser.add_argument("flags", nargs=argparse.REMAINDER,
                         help="trtexec flags after '--', e.g. -- --onnx=m.onnx --safe")
     parser.set_defaults(func=_cli)

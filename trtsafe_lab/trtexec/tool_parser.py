@@ -54,10 +54,11 @@ def _stoi(text: str, name: str = "stoi", bounds: tuple[int, int] = INT32) -> int
     return value
 
 
-def _stof(text: str, name: str = "stof") -> float:
+def _stof(text: str, name: str = "stof") -> None:
+    """Raise as ``std::stof``/``std::stod`` would when ``text`` starts with no number (only the
+    rejection is modelled: the parsed value is never used here)."""
     if _STOF_RE.match(text) is None:
         raise _ConversionError("invalid_argument", name)
-    return 0.0
 
 
 def _unit(option: str) -> None:

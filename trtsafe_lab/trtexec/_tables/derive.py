@@ -644,7 +644,8 @@ def render(table: dict[str, Any]) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The script's options (``--out`` defaults to this package folder, where the tables ship)."""
+    """The script's options. ``--out`` is None when omitted (then this package folder, where the
+    tables ship): a Path default would put this checkout's absolute path into ``--help``."""
     from trtsafe_lab.help_format import HelpParser
 
     parser = HelpParser(prog="python -m trtsafe_lab.trtexec._tables.derive",
@@ -652,8 +653,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("reference", nargs="?", type=Path,
                         default=Path("../shared/reference/tensorrt-oss"),
                         help="folder of NVIDIA's TensorRT OSS files, <version>/samples/...")
-    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent,
-                        help="where to write the JSON tables")
+    parser.add_argument("--out", type=Path, metavar="DIR",
+                        help="where to write the JSON tables (if omitted: trtsafe_lab/trtexec/"
+                        "_tables, where they ship)")
     parser.add_argument("--check", action="store_true",
                         help="compare with the tables in --out; exit 1 when they differ")
     return parser
@@ -661,10 +663,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    out = args.out or Path(__file__).resolve().parent
     tables = derive_all(args.reference)
     drift = []
     for name, table in tables.items():
-        path = args.out / name
+        path = out / name
         text = render(table)
         if args.check:
             if not path.is_file() or path.read_text(encoding="utf-8") != text:
@@ -675,7 +678,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"flag tables differ from the sources: {', '.join(drift)}; rerun "
               f"'python -m trtsafe_lab.trtexec._tables.derive {args.reference}'", file=sys.stderr)
         return 1
-    print(f"{len(tables)} tables {'match' if args.check else 'written to ' + str(args.out)}")
+    print(f"{len(tables)} tables {'match' if args.check else 'written to ' + str(out)}")
     return 0
 
 
