@@ -46,6 +46,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "trtsafe_lab.logs.parse_state", "trtsafe_lab.logs.node_blocks",
         "trtsafe_lab.logs.parser", "trtsafe_lab.logs.record_cache", "trtsafe_lab.logs.scan",
         "trtsafe_lab.logs.scan_worker", "trtsafe_lab.logs.scan_bytes",
+        "trtsafe_lab.logs.scan_chunks",
         "trtsafe_lab.logs.tables",
         "trtsafe_lab.logs.onnx", "trtsafe_lab.logs.name_grammar", "trtsafe_lab.logs.explanations",
         "trtsafe_lab.logs.name_tokens",

@@ -113,7 +113,7 @@ def test_logs_are_opened_one_at_a_time(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # a shell glob of thousands of logs must not hold them all open (file descriptors run out)
-    from trtsafe_lab.logs import scan
+    from trtsafe_lab.logs import scan, scan_chunks
 
     opened: list[object] = []
     open_log = scan.open_log
@@ -124,6 +124,7 @@ def test_logs_are_opened_one_at_a_time(
         return opened[-1]
 
     monkeypatch.setattr(scan, "open_log", tracked)
+    monkeypatch.setattr(scan_chunks, "open_log", tracked)  # the first log (its worker forked early)
     logs = []
     for index in range(3):
         logs.append(tmp_path / f"build{index}.log")

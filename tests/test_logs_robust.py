@@ -227,3 +227,35 @@ def test_line_numbers_of_offsets_match_counting(data: bytes, where: list[float],
     lines, tail_line = lines_of(bytearray(data) + b"\n\n", offsets, 7, tail)
     assert lines == [7 + data.count(b"\n", 0, offset) for offset in offsets]
     assert tail_line == 7 + data.count(b"\n", 0, tail)
+
+
+def test_first_bytes_of_a_pattern() -> None:
+    from trtsafe_lab.logs.scan_bytes import ALL_BYTES, first_bytes
+
+    assert first_bytes(rb"-?\d") == frozenset(b"-0123456789")
+    assert first_bytes(rb"(?:ab|c)?(?:d|e{2,3})x") == frozenset(b"acde")
+    assert first_bytes(rb"(?:\[T\w{0,20}\] )?Go") == frozenset(b"[G")
+    assert first_bytes(rb"[a-c]") == frozenset(b"abc")
+    for anything in (rb"x*", rb"[^a]", rb".", rb"\s", rb"(?:a|)"):
+        assert first_bytes(anything) == ALL_BYTES
+
+
+def test_prefilter_drops_a_literal_followed_by_a_byte_no_trigger_goes_on_with() -> None:
+    """``I] `` starts a trigger only before a phase marker (``[I] Starting inference``), ``Engine
+    `` only before ``built``/``deserialized``/``loaded``: other bytes after them are no candidate
+    (``[I] Device memory``, ``Engine generation``), and the trigger lines stay found."""
+    from trtsafe_lab.logs.scan_bytes import candidates, trigger_offsets
+
+    lines = [
+        b"[I] Device memory is fine",
+        b"[I] Starting inference",
+        b"Engine generation completed",
+        b"Engine built in 1.5 sec",
+        b"[I] [TRT] Loaded engine size: 6 MiB",
+    ]
+    data = b"\n".join(lines) + b"\n"
+    starts = [data.index(line) for line in lines]
+    found = candidates(data, len(data))
+    assert starts[0] + 1 not in found and starts[2] not in found
+    assert {starts[1] + 1, starts[3], starts[4] + 1} <= set(found)
+    assert trigger_offsets(data) == [starts[1] + 1, starts[3], starts[4] + 1]

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_logs_robust import log_bytes
 
-from trtsafe_lab.logs import scan, scan_bytes
+from trtsafe_lab.logs import scan, scan_bytes, scan_chunks
 from trtsafe_lab.logs.scan import scan_failures
 from trtsafe_lab.logs.scan_worker import TriggerWorker, can_fork_worker
 from trtsafe_lab.logs.source import MAX_LINE_BYTES
@@ -50,8 +50,8 @@ def served(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     count = [0, 0]
     original = TriggerWorker.triggers
 
-    def triggers(self: TriggerWorker, number: int, begin: int, end: int) -> object:
-        found = original(self, number, begin, end)
+    def triggers(self: TriggerWorker, number: int, begin: int, end: int, *more: object) -> object:
+        found = original(self, number, begin, end, *more)  # type: ignore[arg-type]
         count[found is None] += 1
         return found
 
@@ -78,7 +78,7 @@ def test_worker_gives_the_same_rows(
     log.write_bytes(_corpus_log(corpus_dir))
     expected = scan_failures(log, chunk_bytes=chunk, worker=False)
     assert len(expected) > 100
-    monkeypatch.setattr(scan, "WAIT_FOR_WORKER", first)  # True: it sends everything first
+    monkeypatch.setattr(scan_chunks, "WAIT_FOR_WORKER", first)  # True: it sends everything first
     assert scan_failures(log, chunk_bytes=chunk, worker=True) == expected
     if first:
         assert served[0] > 0 and served[1] == 0  # all from the worker, nothing taken over
@@ -112,6 +112,39 @@ def test_chunks_taken_over_or_waited_for(
         assert served[0] > 0
 
 
+def test_the_parent_reads_ahead_while_the_worker_reads(
+    corpus_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, served: list[int],
+    alone: bool,
+) -> None:
+    """When the parent catches up with the worker inside a chunk, it reads the next chunk and
+    finds its triggers meanwhile (the worker skips that one) instead of waiting idle; it parses
+    that chunk from what it read ahead. The same rows."""
+    if alone:
+        return
+    from trtsafe_lab.logs.scan_chunks import Chunks
+
+    log = tmp_path / "big.log"
+    log.write_bytes(_corpus_log(corpus_dir))
+    expected = scan_failures(log, chunk_bytes=65_536, worker=False)
+    original = scan_bytes.trigger_offsets
+
+    def slowly(*args: object, **kwargs: object) -> object:
+        time.sleep(0.003)  # the worker (and the parent's own pass): slower than the parsing
+        return original(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(scan_bytes, "trigger_offsets", slowly)
+    read_ahead: list[int] = []
+    successor = Chunks.successor
+
+    def counted(self: Chunks, tail: int, spare: bytearray | None = None) -> Chunks:
+        read_ahead.append(tail)
+        return successor(self, tail, spare)
+
+    monkeypatch.setattr(Chunks, "successor", counted)
+    assert scan_failures(log, chunk_bytes=65_536, worker=True) == expected
+    assert read_ahead and served[0] > 0
+
+
 def test_byte_order_mark_and_a_cut_line(
     corpus_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, served: list[int],
     alone: bool,
@@ -121,7 +154,7 @@ def test_byte_order_mark_and_a_cut_line(
     if alone:
         return
     body = _corpus_log(corpus_dir)
-    monkeypatch.setattr(scan, "WAIT_FOR_WORKER", True)
+    monkeypatch.setattr(scan_chunks, "WAIT_FOR_WORKER", True)
     log = tmp_path / "bom.log"
     log.write_bytes(b"\xef\xbb\xbf" + body)
     expected = scan_failures(log, worker=False)
@@ -148,7 +181,7 @@ def test_worker_on_any_bytes(
     log = tmp_path / "any.log"
     log.write_bytes(data)
     expected = scan_failures(log, chunk_bytes=chunk, worker=False)
-    monkeypatch.setattr(scan, "WAIT_FOR_WORKER", first)
+    monkeypatch.setattr(scan_chunks, "WAIT_FOR_WORKER", first)
     assert scan_failures(log, chunk_bytes=chunk, worker=True) == expected
 
 
@@ -223,7 +256,7 @@ def test_a_worker_that_fails_leaves_the_rest_to_the_parent(
         return original(*args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(scan_bytes, "tail_start", failing)
-    monkeypatch.setattr(scan, "WAIT_FOR_WORKER", True)
+    monkeypatch.setattr(scan_chunks, "WAIT_FOR_WORKER", True)
     assert scan_failures(log, chunk_bytes=65_536, worker=True) == expected
     assert served[0] > 0 and served[1] > 0
     assert "worker bug for the test" in capfd.readouterr().err

@@ -81,3 +81,21 @@ def test_importing_the_logs_package_does_not_import_pandas() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.stdout.strip() == "False", result.stderr
+
+
+def test_only_the_process_command_line_freezes_the_collector(tmp_path: Path) -> None:
+    """``main()`` run as the process's command (no ``argv``: the console script) moves its
+    objects out of the collector's reach before the interpreter's exit collection; ``main(argv)``
+    from a caller leaves the collector as it was."""
+    log = tmp_path / "empty.log"
+    log.write_bytes(b"")
+    code = (
+        "import gc, sys\n"
+        "from trtsafe_lab.cli import main\n"
+        f"assert main(['failures', {str(log)!r}]) == 0 and gc.get_freeze_count() == 0\n"
+        f"sys.argv = ['trtsafe-lab', 'failures', {str(log)!r}]\n"
+        "assert main() == 0\n"
+        "print(gc.get_freeze_count() > 0)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.stdout.strip().endswith("True"), result.stderr

@@ -67,3 +67,19 @@ def test_repeated_rows_explain_once(corpus_dir: Path) -> None:
     fatal = 3 * int(table["fatal"].sum())
     last = f"{3 * len(table)} failure rows, {fatal} fatal, {named} distinct layers named\n"
     assert text.endswith(last)
+
+
+def test_pieces_join_to_the_whole_table(corpus_dir: Path) -> None:
+    """The CLI prints the table in pieces joined as they fill (no 12 MB string at the end):
+    any piece size gives the same text, pieces of about that size."""
+    from trtsafe_lab.logs.text_views import failure_text
+
+    log = corpus_dir / "build-logs" / "cases" / "060.log"
+    rows = analyze_log(log).failures.to_dict(orient="records") * 7
+    whole = format_failures(rows)
+    for size in (1, 500, 3000, 1 << 30):
+        pieces = list(failure_text(rows, piece_chars=size))
+        assert "".join(pieces) == whole
+        assert len(pieces) > 1 if size < len(whole) // 2 else len(pieces) == 1
+        assert all(piece.endswith("\n") for piece in pieces)
+    assert list(failure_text([], piece_chars=1)) == ["no failures found\n"]

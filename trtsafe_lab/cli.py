@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import gc
 import importlib
 import os
 import sys
@@ -226,6 +227,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if code != 0:
             paths.remove_empty_created(mark)
+        if argv is None:
+            # The process's own command line (the console script, ``python -m``): it ends now.
+            # Its objects are moved out of the collector's reach, so the full collection at
+            # interpreter exit does not walk them all (~20 ms after an error-dense log's table,
+            # ~7 ms after an empty one); a caller passing ``argv`` keeps a normal collector.
+            gc.freeze()
     return code
 
 

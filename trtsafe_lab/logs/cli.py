@@ -31,7 +31,6 @@ def _cli(args: argparse.Namespace) -> int:
         # numpy's OpenBLAS starts a thread per CPU at import (~0.07 s of CPU here); this
         # command does no linear algebra. Only where the user has not chosen a number.
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-        from trtsafe_lab.logs.scan import iter_failures, scan_failures
 
         # The cyclic garbage collector's passes over the rows and the parser's caches (all
         # acyclic: peak memory is the same without them) cost 5-10% of an error-dense scan.
@@ -39,13 +38,25 @@ def _cli(args: argparse.Namespace) -> int:
         gc.disable()
         try:
             if not args.group and args.format != "csv":
+                from trtsafe_lab.logs.scan_chunks import open_scan
+
+                # The first log opened, and its worker forked, before the parser's modules are
+                # imported: their regular expressions compile while the worker reads.
+                first = open_scan(args.logs[0])
+                from trtsafe_lab.logs.scan import iter_failures
+
                 # Rows formatted as the scan gives them (while its worker still reads); printed
                 # when all are formatted, so a log that cannot be read leaves no partial table.
                 # each log opened when the one before is done (not all at once: a shell glob
                 # of thousands of logs would run out of file descriptors)
-                streams = (iter_failures(path) for path in args.logs)
+                streams = (
+                    iter_failures(path, started=first if index == 0 else None)
+                    for index, path in enumerate(args.logs)
+                )
                 _emit_rows(_table_rows(streams, args.logs), args)
                 return 0
+            from trtsafe_lab.logs.scan import scan_failures
+
             for path in args.logs:
                 scanned.append(scan_failures(path))
         except LogReadError as err:
@@ -123,11 +134,13 @@ def _emit_rows(rows: Iterable[dict[str, Any]], args: argparse.Namespace) -> None
                 value = row.get(column)
                 record[column] = list(value) if isinstance(value, tuple) else value
             records.append(record)
-        out.write(json.dumps({"failures": records}, indent=2, ensure_ascii=False) + "\n")
+        out.write(json.dumps({"failures": records}, indent=2, ensure_ascii=False))
+        out.write("\n")  # apart: appended, it copies the whole text again
     else:
         from trtsafe_lab.logs import text_views
 
-        out.write(text_views.format_failures(rows))
+        for piece in list(text_views.failure_text(rows)):  # all formatted, then printed
+            out.write(piece)
     out.flush()
 
 

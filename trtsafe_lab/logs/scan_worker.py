@@ -74,8 +74,9 @@ def spare_cpu() -> bool:
 class ChunkTriggers:
     """What the child found in chunk ``number`` of the scan's buffer (offsets into it): the
     chunk's new lines are ``[begin, end)``; ``offsets``: the first trigger of each line holding
-    one, ``lines`` their line numbers; the context kept for the next chunk starts at ``tail``
-    (line ``tail_line``; both 0 for the last chunk)."""
+    one, ``lines`` their line numbers counted from the buffer's first line (0); the context kept
+    for the next chunk starts at ``tail`` (line ``tail_line`` of the buffer; both 0 for the last
+    chunk)."""
 
     number: int
     begin: int
@@ -92,15 +93,15 @@ class PreadReader(io.RawIOBase):
 
     def __init__(self, fd: int, offset: int) -> None:
         super().__init__()
-        self._fd = fd
-        self._offset = offset
+        self.fd = fd
+        self.offset = offset  # where the next read starts
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, buffer: Any) -> int:
-        count = os.preadv(self._fd, [buffer], self._offset)
-        self._offset += count
+        count = os.preadv(self.fd, [buffer], self.offset)
+        self.offset += count
         return count
 
 
@@ -167,11 +168,18 @@ class TriggerWorker:
         os.set_blocking(read_fd, False)
         return cls(pid, read_fd, shared)
 
-    def triggers(self, number: int, begin: int, end: int) -> ChunkTriggers | None:
+    def triggers(
+        self, number: int, begin: int, end: int, meanwhile: Callable[[], None] | None = None
+    ) -> ChunkTriggers | None:
         """What the child found in chunk ``number``, a chunk whose new lines are ``[begin,
         end)``: waits while the child is reading that chunk; None when the caller is to find the
         triggers itself: the child had not begun the chunk (it is taken over: the child skips
-        it), skipped it, stopped, or read other bytes (then nothing more is taken from it)."""
+        it), skipped it, stopped, or read other bytes (then nothing more is taken from it).
+
+        ``meanwhile``: called once, before waiting, when the child is reading the chunk; the
+        caller has the next chunk (taken over: the child skips it) and can find its triggers
+        then, instead of waiting idle (the parent parses faster than the child finds triggers:
+        it catches up with the child every few chunks)."""
         while True:
             self._receive(wait=False)
             for old in [key for key in self._chunks if key < number]:
@@ -186,7 +194,8 @@ class TriggerWorker:
                 return found
             if self._fd is None:
                 return None
-            if _POSITION.unpack_from(self._shared, _AT)[0] < number:
+            at = _POSITION.unpack_from(self._shared, _AT)[0]
+            if at < number:
                 _POSITION.pack_into(self._shared, _TAKEN, number)
                 return None
             # The child is reading this chunk: the parent waits for it, and takes the next one
@@ -194,6 +203,10 @@ class TriggerWorker:
             # long: a child that gets no CPU (a busy machine) is not waited for.
             if _POSITION.unpack_from(self._shared, _TAKEN)[0] <= number:
                 _POSITION.pack_into(self._shared, _TAKEN, number + 1)
+            if meanwhile is not None and at == number:
+                meanwhile()
+                meanwhile = None
+                continue  # the child may have sent it meanwhile: look again before waiting
             if not select.select([self._fd], [], [], MAX_WAIT_SECONDS)[0]:
                 self._late += 1
                 if self._late >= MAX_LATE:

@@ -130,3 +130,10 @@ def has_error_trigger(line: bytes | bytearray) -> bool:
 LITERAL_HEADS: frozenset[bytes] = frozenset(
     first + head for first, (errors, markers) in _TAILS.items() for head, _ in errors + markers
 )
+# Each literal head with the regular expression its trigger goes on with after it (b"": nothing
+# more is required); the scan's prefilter reads which bytes may follow a head from it.
+HEAD_RESTS: tuple[tuple[bytes, bytes], ...] = tuple(
+    (first + head, rest)
+    for first, (errors, markers) in _TAILS.items()
+    for head, rest in errors + markers
+)
