@@ -27,8 +27,16 @@ SETASIDE_EXACT_FLOOR = 0.95  # issue 11
 # Measured by the lead once the rules were frozen (benchmarks/results/failure_accuracy_*.json),
 # per collection batch: (cases, exact). Batch 1 was 50/58 with the rules of the first round and
 # 53/58 with the second's; batch 2 44/52 with the second's; batch 3 was scored once, after this
-# round's rules were frozen (failure_accuracy_20261201T220159Z.json).
-SETASIDE_FROZEN = {"setaside-b1": (58, 55), "setaside-b2": (52, 47), "setaside-b3": (60, 54)}
+# round's rules were frozen (failure_accuracy_20261201T220159Z.json, 54/60); batch 4 once, after
+# the fourth round's rules were frozen (failure_accuracy_20261202T003619Z.json: 37/46, the same
+# count the third round's rules read on it:
+# failure_accuracy_session4_rules_on_batch4_20261201.json).
+SETASIDE_FROZEN = {
+    "setaside-b1": (58, 55),
+    "setaside-b2": (52, 48),
+    "setaside-b3": (60, 55),
+    "setaside-b4": (46, 37),
+}
 
 
 def _failures(path: Path) -> pd.DataFrame:
