@@ -319,7 +319,9 @@ def _check_build_form(page: object, shots: Path, temp: Path) -> None:
     extra.fill("--fp16")
     form.locator(".trtsafe-build-preview .trtsafe-refusal").first.wait_for(timeout=30_000)
     assert "fp16" in form.locator(".trtsafe-build-preview").inner_text()
-    assert form.locator("button:has-text('Run')").is_disabled()
+    page.wait_for_function(  # type: ignore[attr-defined]  # each widget's state comes apart
+        "() => [...document.querySelectorAll('.trtsafe-build-form button')]"
+        ".find(b => b.textContent.trim() === 'Run').disabled", timeout=30_000)
     check_layout(page, "01 build form with a refusal")
     form.screenshot(path=str(shots / "01_build_form_refusal.png"))
     extra.fill("")
@@ -369,7 +371,7 @@ def _check_profile_dashboard(page: object, shots: Path) -> None:
     dash.locator(":text('Choose at least one run')").wait_for(timeout=30_000)
     page.wait_for_function(  # type: ignore[attr-defined]
         "() => !document.querySelector('.trtsafe-profile-table table')", timeout=30_000)
-    assert not dash.locator(".trtsafe-profile-plot").is_visible()
+    dash.locator(".trtsafe-profile-plot").wait_for(state="hidden", timeout=30_000)
     dash.screenshot(path=str(shots / "03_profile_dashboard_empty.png"))
 
 

@@ -245,15 +245,15 @@ class BuildForm:
             flags = parse_flags(form_argv(fields))
         except ValueError as err:
             self.command = None
+            self.run_button.disabled = True
             self.preview.value = (f"<div class='trtsafe-finding trtsafe-refusal' "
                                   f"style='color:#c62828'>{for_html(err)}</div>")
-            self.run_button.disabled = True
             return
         tool = self.tool_path.value.strip() or str(self.tool.value)
         self.command = TrtexecCommand(tool, tuple(flags), TrtVersion.parse(self.version.value))
         self.tool_problem = tool_problem_of(self.tool_path.value)
+        self.run_button.disabled = not self.can_run  # before the preview shows why
         self.preview.value = preview_html(self.command, self.tool_problem)
-        self.run_button.disabled = not self.can_run
 
     def start(self) -> None:
         """Run the command now shown (on a background thread; the live panel appears)."""

@@ -184,13 +184,13 @@ class ProfileDashboard:
 
     def _clear(self, message: str) -> None:
         """Nothing to compare: say why, and show no table or plot from an earlier choice."""
-        self.message.value = message
-        self.comparison = pd.DataFrame()
-        self.table.value = ""
+        self.image.layout.display = "none"  # an empty image would show as a broken one
+        self.image.value = b""
         self.figure = None
         self.png = b""
-        self.image.value = b""
-        self.image.layout.display = "none"  # an empty image would show as a broken one
+        self.comparison = pd.DataFrame()
+        self.table.value = ""
+        self.message.value = message
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.ui._repr_mimebundle_(**kwargs)
