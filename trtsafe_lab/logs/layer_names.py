@@ -60,13 +60,13 @@ _DLA_FALLBACK = (
     re.compile(rf"Validation failed for DLA layer: {_NAME}\. Switching to GPU"),
     re.compile(rf"Switching (?!this layer){_NAME} device type to GPU"),
 )
-# TF-TRT names the TensorRT engine op it could not build ("Engine creation for TRTEngineOp_0_0
-# failed. The native segment will be used instead.", tensorflow's trt_engine_op.cc).
 # Network validation names the layer it rejects ("Layer concatenate_1 failed validation",
 # "Layer xxx failed DriveOS 6.0 safety scope validation")
 _FAILED_VALIDATION = re.compile(
     rf"\bLayer (?P<name>.{{1,{MAX_NAME_CHARS}}}?) failed (?:[\w. ]{{1,60}} )?validation\b"
 )
+# TF-TRT names the TensorRT engine op it could not build ("Engine creation for TRTEngineOp_0_0
+# failed. The native segment will be used instead.", tensorflow's trt_engine_op.cc).
 _TF_TRT_ENGINE_OP = re.compile(
     rf"(?:Engine creation|[Bb]uilding engine) for (?P<name>\S{{1,{MAX_NAME_CHARS}}}?) failed"
 )

@@ -55,7 +55,6 @@ def complete_cut_names(
     return out
 
 
-
 MAX_CONTAINING_CHARS = 1 << 16  # characters of a record's found names a candidate is sought in
 
 

@@ -286,14 +286,13 @@ def _replace_name(text: str, name: str, mark: str) -> str:
     stand ("for<name>" glued by TF-TRT, "<name>_normalizationBiased"); one pass."""
     if not name.isalpha():
         return text.replace(name, mark)
-    left, right = _is_word(name[0]), _is_word(name[-1])
     parts: list[str] = []
     position = 0
     found = text.find(name)
     while found != -1:
         end = found + len(name)
-        if not (left and found > 0 and _is_word(text[found - 1])) and not (
-            right and end < len(text) and _is_word(text[end])
+        if not (found > 0 and _is_word(text[found - 1])) and not (
+            end < len(text) and _is_word(text[end])
         ):
             parts.append(text[position:found] + mark)
             position = end

@@ -124,16 +124,15 @@ def has_error_trigger(line: bytes | bytearray) -> bool:
     return _ERROR_BYTES.search(line) is not None
 
 
-# Each trigger's literal start: its first byte and one of its tails' heads (every match of
-# TRIGGER_GROUPS starts with one of these; PREFIXES2/3 are their first two or three bytes). The
-# scan drops a candidate position whose bytes do not begin one of them before any regex runs.
-LITERAL_HEADS: frozenset[bytes] = frozenset(
-    first + head for first, (errors, markers) in _TAILS.items() for head, _ in errors + markers
-)
-# Each literal head with the regular expression its trigger goes on with after it (b"": nothing
-# more is required); the scan's prefilter reads which bytes may follow a head from it.
+# Each trigger's literal start (its first byte and one of its tails' heads) with the regular
+# expression its trigger goes on with after it (b"": nothing more is required); the scan's
+# prefilter reads which bytes may follow a head from it.
 HEAD_RESTS: tuple[tuple[bytes, bytes], ...] = tuple(
     (first + head, rest)
     for first, (errors, markers) in _TAILS.items()
     for head, rest in errors + markers
 )
+# The literal starts alone (every match of TRIGGER_GROUPS starts with one of these; PREFIXES2/3
+# are their first two or three bytes). The scan drops a candidate position whose bytes do not
+# begin one of them before any regex runs.
+LITERAL_HEADS: frozenset[bytes] = frozenset(head for head, _ in HEAD_RESTS)
