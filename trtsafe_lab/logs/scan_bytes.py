@@ -117,8 +117,9 @@ def literal_checks() -> tuple[Any, Any, Any, Any, Any]:
         common = min(heads)[:8]  # the sorted first and last share what all share
         while not max(heads).startswith(common):
             common = common[:-1]
-        follow: frozenset[int] = frozenset()
-        for head, rest in HEAD_RESTS if len(common) < 8 else ():
+        # a literal filling the 8 bytes checked: the byte after it is not checked
+        follow: frozenset[int] = ALL_BYTES if len(common) == 8 else frozenset()
+        for head, rest in HEAD_RESTS:
             if follow == ALL_BYTES:
                 break
             if head.startswith(common):
@@ -126,8 +127,6 @@ def literal_checks() -> tuple[Any, Any, Any, Any, Any]:
                     frozenset((head[len(common)],)) if len(head) > len(common)
                     else first_bytes(rest) if rest else ALL_BYTES
                 )
-        if len(common) == 8:
-            follow = ALL_BYTES
         if len(common) > len(key) or follow != ALL_BYTES:
             word = int.from_bytes(common.ljust(8, b"\0"), "little")
             allowed = np.zeros(256, dtype=bool)

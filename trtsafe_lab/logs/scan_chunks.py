@@ -246,13 +246,13 @@ def start_scan(
     # numpy imported before the fork: the child has it at once (importing it took the child
     # ~0.1 s, chunks the parent then found itself, importing it too)
     started.own = OwnTriggers(small)
-    # from the handle's position: after a UTF-8 byte-order mark
-    helper = TriggerWorker.start(raw.fileno(), handle.tell(), worker_part(chunk_bytes, path))
+    start = handle.tell()  # the worker and the reader begin here: after a UTF-8 byte-order mark
+    helper = TriggerWorker.start(raw.fileno(), start, worker_part(chunk_bytes, path))
     if helper is not None:
         if WAIT_FOR_WORKER:
             helper.wait()
         started.helper = helper
-        started.reader = PreadReader(raw.fileno(), handle.tell())
+        started.reader = PreadReader(raw.fileno(), start)
     return started
 
 
