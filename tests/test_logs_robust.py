@@ -134,8 +134,8 @@ def test_numpy_prefilter_keeps_every_trigger(data: bytes) -> None:
 def test_small_file_regex_pass_equals_numpy_pass(data: bytes, where: float) -> None:
     """Small files find their trigger lines with one regular expression (no numpy import): the
     same offsets as the numpy pass, from any line start."""
-    from trtsafe_lab.logs.scan import small_trigger_offsets
     from trtsafe_lab.logs.scan_bytes import trigger_offsets
+    from trtsafe_lab.logs.scan_chunks import small_trigger_offsets
 
     begin = data.rfind(b"\n", 0, round(where * len(data))) + 1
     assert small_trigger_offsets(data, len(data), begin) == trigger_offsets(data, begin=begin)
@@ -158,8 +158,8 @@ def _tail_start_by_rfind(chunk: bytes, end: int, lines: int) -> int:
     st.floats(0, 1),
 )
 def test_context_tail_found_with_numpy_matches_rfind(pieces: list[bytes], where: float) -> None:
-    from trtsafe_lab.logs.scan import CONTEXT_LINES
     from trtsafe_lab.logs.scan_bytes import tail_start
+    from trtsafe_lab.logs.scan_chunks import CONTEXT_LINES
 
     data = b"".join(pieces) or b"\n"
     end = max(1, round(where * len(data)))

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from test_logs_robust import log_bytes
 
 from trtsafe_lab.logs.parser import LogParser
-from trtsafe_lab.logs.scan import CHUNK_BYTES, scan_failures
+from trtsafe_lab.logs.scan import scan_failures
+from trtsafe_lab.logs.scan_chunks import CHUNK_BYTES
 from trtsafe_lab.logs.source import iter_lines
 
 # Reduced from the disagreements issue 15 reported and from a differential run (a marker on a

@@ -66,7 +66,7 @@ def _corpus_log(corpus_dir: Path) -> bytes:
     return b"".join(p.read_bytes() + cases for p in sorted(logs.glob("verbose/*.log")))
 
 
-@pytest.mark.parametrize("chunk", [scan.CHUNK_BYTES, 100_003, 4099])
+@pytest.mark.parametrize("chunk", [scan_chunks.CHUNK_BYTES, 100_003, 4099])
 @pytest.mark.parametrize("first", [True, False])
 def test_worker_gives_the_same_rows(
     corpus_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, served: list[int],

@@ -31,19 +31,16 @@ from trtsafe_lab.logs.parser import LogParser
 from trtsafe_lab.logs.records import MAX_CONTINUATION, is_record_start, line_parts
 from trtsafe_lab.logs.scan_chunks import (
     CHUNK_BYTES,
-    CONTEXT_LINES,
     Chunks,
     OwnTriggers,
     Started,
-    small_trigger_offsets,
     start_scan,
 )
 from trtsafe_lab.logs.scan_worker import ChunkTriggers
 from trtsafe_lab.logs.source import open_log
 from trtsafe_lab.logs.triggers import has_error_trigger
 
-__all__ = ["CHUNK_BYTES", "CONTEXT_LINES", "iter_failures", "scan_failures",
-           "small_trigger_offsets"]
+__all__ = ["iter_failures", "scan_failures"]
 MERGE_LINES = 4  # trigger lines this close are fed as one window (see _Window._run_end)
 MERGE_BYTES = 8192  # ... and at most this many bytes apart
 
