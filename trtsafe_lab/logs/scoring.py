@@ -162,8 +162,8 @@ def score_corpus(
 
 
 SPLIT_ORDER = (
-    "setaside", "setaside-b1", "setaside-b2", "setaside-b3", "setaside-b4", "shared",
-    "train", "train-b1", "train-b2", "train-b3", "train-b4",
+    "setaside", "setaside-b1", "setaside-b2", "setaside-b3", "setaside-b4", "setaside-b5", "shared",
+    "train", "train-b1", "train-b2", "train-b3", "train-b4", "train-b5",
 )
 _SHOWN = ("cases", "exact", "exact_rate", "name_precision", "name_recall", "category_accuracy",
           "fatal_accuracy")
