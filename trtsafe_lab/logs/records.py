@@ -51,6 +51,7 @@ _SEVERITY_WORDS = {
     "FATAL": "internal_error",
 }
 
+_PY_LEVELS = "CRITICAL|ERROR|WARNING|INFO|DEBUG"
 # One prefix token at the current position; the parser strips tokens until none matches.
 _TOKEN = re.compile(
     r"""
@@ -58,7 +59,17 @@ _TOKEN = re.compile(
   | \[(?P<ts>""" + _DATE_TIME + "|" + _TIME + r""")\]
   | \[(?P<ts_sev>\d{4}-\d\d-\d\d\ """ + _TIME + r""")\s+
         (?P<sev_in_ts>ERROR|WARNING|INFO|VERBOSE|INTERNAL_ERROR)\]
-  | (?P<iso>\d{4}-\d\d-\d\d[ T]""" + _TIME + r""")\d*:?
+  | (?P<iso>\d{4}-\d\d-\d\d[ T:]""" + _TIME + r""")\d*Z?:?
+  # Python logging's own formats after the time: "- name - ERROR - " (the logging cookbook's
+  # "%(asctime)s - %(name)s - %(levelname)s - %(message)s"), loguru's "| ERROR    |
+  # module:function:42 - ", mmcv's ",root ERROR    [utils.py:43] ", pytest's captured
+  # "ERROR    root:builder.py:42 " (its logger:file:line after the level word)
+  | -\ (?:[\w.<>-]{1,80}\ -\ )?(?P<dashsev>""" + _PY_LEVELS + r""")\ -[ ]
+  | \|\ (?P<barsev>""" + _PY_LEVELS + r"""|SUCCESS|TRACE)\s{1,8}\|(?:\ [\w.<>:-]{1,200}\ -)?[ ]
+  | ,[\w.<>-]{1,80}\ (?P<commasev>""" + _PY_LEVELS + r""")\s{1,8}\[[\w.-]{1,80}:\d{1,9}\]
+  | (?P<pyloc>[\w.<>-]{1,80}:[\w.<>-]{1,80}\.py:\d{1,9})(?=\ )
+  # ROS 2 (rclcpp/rclpy): "[ERROR] [1700000000.123456789] [node]: "
+  | \[(?P<rossev>""" + _PY_LEVELS + r"""|WARN|FATAL)\]\ \[\d{9,10}\.\d{1,9}\]\ \[[\w./-]{1,80}\]:
   | \[(?P<sev>[EWIVF!DSXU])\]
   | \[(?P<ort>[EWIV]):onnxruntime:[^\]]{0,100}\]
   | \[(?P<tag>TRT|TensorRT|TensorRT-LLM|Torch-TensorRT|TRTorch)\]:?
@@ -178,6 +189,10 @@ def parse_prefix(text: str) -> tuple[Prefix, str]:
             word = "WARNING" if word == "WARN" else word.replace("_", " ")
             prefix.severity = _SEVERITY_WORDS[word]
             prefix.source = prefix.source or ("tensorrt" if kind == "tagsev" else "app")
+        elif kind in ("dashsev", "barsev", "commasev", "rossev"):  # Python logging, ROS 2
+            word = token.group(kind)
+            prefix.severity = _SEVERITY_WORDS.get(word, "info")
+            prefix.source = prefix.source or "python-logging"
         elif kind == "nvinfer":  # tensorRT_Pro's logger tag for TensorRT's messages
             prefix.source = "tensorrt"
         elif kind == "tag":
