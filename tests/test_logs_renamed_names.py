@@ -21,6 +21,8 @@ Kept as printed (not renamed), each for a reason:
 
 Left out, each for a reason (genuinely ambiguous in the message's own form):
 
+- a numbered name (``417``) followed by prose without a colon (``(417 requires foreign node
+  optimizations``): a number before a word is a count in most messages;
 - a name with a space where a converter's refusal is followed by more words
   (``converter rejected node a b with dtype ...``): Torch-TensorRT's FX node names are Python
   identifiers, and nothing in the sentence says where a spaced name would end;
@@ -57,6 +59,8 @@ VARIANTS: dict[str, Callable[[int], str]] = {
     "cjk": lambda i: f"骨干网络/卷积_{i}",
     "very-long": lambda i: "/" + "/".join(f"block{k}_{i}" for k in range(120)) + "/Conv",
     "plain": lambda i: f"node_of_{1348 + i}",
+    # an ONNX node without a name: TensorRT names its layer after the numbered output (n860)
+    "numbered": lambda i: f"{410 + i}",
 }
 # torch2trt labels, TF-TRT engine ops, TorchScript statements, Paddle-TRT "op (Output: var)"
 # names (see the module docstring)
@@ -103,6 +107,8 @@ def _renamed(text: str, mapping: dict[str, str]) -> str:
 
 
 def _left_out(variant: str, new_name: str, text: str) -> str:
+    if variant == "numbered" and re.search(rf"(?<![\w/.]){new_name} [a-z]", text):
+        return "a bare number followed by prose reads as a count ('(417 requires ...')"
     if variant == "space":
         for match in _REFUSAL_THEN_WORDS.finditer(text):
             if match.group("name") == new_name:

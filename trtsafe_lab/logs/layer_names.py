@@ -218,7 +218,7 @@ def line_names(text: str) -> list[tuple[str, str]]:
     if "getBestTactic: " in text:
         tactic = _GET_BEST_TACTIC.search(text)
         if tactic and tactic.end() < len(text):
-            out.append((_best_tactic_name(text[tactic.end() :]), "tactic-failure"))
+            out.append((_best_tactic_name(text[tactic.end() :]), ""))  # the record's
     if "Invalid Node - " in text or "occurred in - " in text:
         invalid = _INVALID_NODE.search(text)
         if invalid:  # the rest of the line (was ".+?\s*$": quadratic on a run of spaces)

@@ -30,6 +30,7 @@ from trtsafe_lab.logs.name_tokens import (
     closing_quote,
     is_api_or_enum,
     looks_like_name,
+    looks_like_numbered_name,
     looks_like_strong_name,
     name_token,
     spaced_name_token,
@@ -78,13 +79,23 @@ _TF_TRT_REFUSED = re.compile(r"Not a TF-TRT candidate, \(Op type: [^()\s]{0,200}
 _LOCATION = re.compile(rf"\[[^\]\s]{{1,300}}(?:::|\.{SOURCE_EXTENSION}:)[^\]\s]{{0,300}}\] ")
 _PROGRAM_THEN_SOURCE = re.compile(rf": \S{{1,300}}\.{SOURCE_EXTENSION}:\d{{1,9}}: ")
 _LOGGER_TAG = re.compile(r"\[(?:TRT|TensorRT)\] ")
-_CODE_PREFIX = re.compile(r"(?:\d{1,3}: |Error\[\d{1,3}\]: )")
+_CODE_PREFIX = re.compile(r"(?:\d{1,2}: |Error\[\d{1,3}\]: )")  # TensorRT's codes: 0-10
 _INTERFACE = re.compile(r"I[A-Z][A-Za-z]{0,60}Layer ")
 # TensorRT's template glues the node to the verb: "Error Code 2: Internal Error (Slice_79requires
 # bool I/O but node can not be handled by Myelin.)" (myelinBuilderUtils.cpp)
 _GLUED_MYELIN = "requires bool I/O but node can not be handled by Myelin"
-_KEY_VALUES = re.compile(r": -?[\d.]{1,40} [A-Za-z_][\w-]{0,40}: ")  # a value, then the next key
+# An app's "key: value" print ("is_p: 2 gd: 0.33 gw: 0.5", "max_workspace_size: 1073741824",
+# "input_1: [1, 3, 224, 224]", "use_fp16: True"): a subject whose reason is a bare value (then
+# the line ends, a separator or the next key follows). TensorRT's reasons are sentences.
+_VALUE_ONLY = re.compile(
+    r": ?(?:-?\d[\d.]{0,40}(?:e-?\d{1,3})?|True|False|None|\[[\d, x-]{0,200}\]"
+    r"|\([\d, ]{0,200}\))(?=\s*$|[,;] |\s{1,8}[A-Za-z_][\w.-]{0,40}: )"
+)
 _THEN_WORD = re.compile(r" [a-z]{2,40}\b")
+# what follows a numbered subject: a reason in words ("417: all concat input tensors",
+# "417:kernel weights has count", "417: K exceeds ..."), not an op listing ("364: Transpose ->
+# []" under TensorRT 4's error)
+_REASON_AFTER = re.compile(r": ?(?![A-Z]\w{0,60} -> )[A-Za-z]")
 MAX_CLAUSES = 16  # ": " separators (and as many sentence ends) tried per line
 _CLAUSE_START = re.compile(r"(?<!\.)[:.] (?=\S)")  # not the "..." of a ForeignNode range
 # "tensor X", "Tensor 'X'"; a network input is a tensor too ("UFFParser: Failed to parseInput
@@ -126,9 +137,12 @@ def _leading_at(text: str, start: int, *, strong_then_word: bool) -> str:
         return ""  # "onnx::QuantizeLinear_1205: invalid weights type of Int8": an initializer
     if _PROGRAM_THEN_SOURCE.match(text, after):
         return ""  # glibc's assert: "yolov9: /src/demo.cpp:31: void f(): Assertion `x' failed."
-    if _KEY_VALUES.match(text, after):
-        return ""  # an app's "is_p: 2 gd: 0.33 gw: 0.5" print, keys and values (n820)
-    if text.startswith(":", after) and looks_like_name(name):
+    if _VALUE_ONLY.match(text, after):
+        return ""  # an app's "key: value" print, no layer's reason
+    if text.startswith(":", after) and (
+        looks_like_name(name)
+        or (looks_like_numbered_name(name) and _REASON_AFTER.match(text, after) is not None)
+    ):
         return name
     if after == len(text.rstrip()) and TORCH2TRT.fullmatch(name + " "):
         return name  # torch2trt prints "[CONCATENATION #13]" alone, the reason on the next line
@@ -193,7 +207,7 @@ def positional_names(text: str) -> list[str]:
     label = _LABEL.match(text)
     if label is not None:
         name = _delimited_name(text, label.end())
-        if looks_like_name(name):
+        if looks_like_name(name) or looks_like_numbered_name(name):
             found.append(name)
     if "ode:" in text or "ayer:" in text:
         for match in itertools.islice(_LABEL_ANYWHERE.finditer(text), MAX_MATCHES):
@@ -210,7 +224,7 @@ def positional_names(text: str) -> list[str]:
             if name.startswith("{{"):
                 continue  # TensorFlow's "{{node X}}": a TensorFlow node, not a TensorRT layer
             at_end = match.end() + len(name) >= len(text.rstrip(". "))
-            if looks_like_name(name) or (name and at_end):
+            if looks_like_name(name) or looks_like_numbered_name(name) or (name and at_end):
                 found.append(name)
     if '"' in text or "'" in text:
         for match in itertools.islice(_QUOTED_AFTER_NOUN.finditer(text), MAX_MATCHES):
@@ -219,7 +233,8 @@ def positional_names(text: str) -> list[str]:
             kind = _MYELIN_OP_KIND.search(name)
             if kind is not None and kind.start() > 0:
                 name = name[: kind.start()]  # "In op 'X(u_pw:move)'": Myelin's op kind follows
-            if looks_like_name(name) and name not in found:
+            named = looks_like_name(name) or looks_like_numbered_name(name)
+            if named and name not in found:
                 found.append(name)
     if "DLA subgraph" in text:
         for match in itertools.islice(_SPLIT_DLA.finditer(text), MAX_MATCHES):
