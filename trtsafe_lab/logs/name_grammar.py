@@ -271,22 +271,30 @@ def refused_names(text: str) -> list[str]:
     return found
 
 
-# A reason whose subject is a tensor: "Error Code 7: Internal Error (X_output_0: tensor volume
-# exceeds 2147483647, dimensions are [num_tokens,4096] ...)" (the shape machine's check of a
-# tensor's element count)
-_TENSOR_REASON = ": tensor volume exceeds "
+# Reasons whose subject is a tensor, not a layer: the shape machine's check of a tensor's element
+# count ("Error Code 7: Internal Error (X_output_0: tensor volume exceeds 2147483647, ...)") and
+# network validation's checks of a network input against the optimization profile ("(input_1:
+# for dimension number 1 in profile 0 does not match network definition ...)", "(images: kMIN
+# dimensions in profile 0 are [1,3,640,640] but input has static dimensions ...)", "(input:
+# dynamic input is missing dimensions in profile 0.)", "(x: network input that is shape tensor
+# must have type Int32)", "(2B: Input dimensions with this name are inconsistent.)")
+_TENSOR_REASON = re.compile(
+    r": (?:tensor volume exceeds |for dimension number \d|k(?:MIN|OPT|MAX) dimensions in profile "
+    r"|dynamic input is missing dimensions|network input that is |Input dimensions with this name)"
+)
 
 
 def tensor_names(text: str) -> list[str]:
-    """Tensor names a message mentions (``tensor X``, ``Tensor 'X'``, the ``X`` of ``X: tensor
-    volume exceeds N``)."""
+    """Tensor names a message mentions (``tensor X``, ``Tensor 'X'``, the subject of a reason
+    about a tensor: ``X: tensor volume exceeds N``, ``X: kMIN dimensions in profile 0 ...``)."""
     found: list[str] = []
+    reason = _TENSOR_REASON.search(text) if ": " in text else None
+    if reason is not None:
+        subject = leading_name(text)
+        if subject and text.startswith(subject, reason.start() - len(subject)):
+            found.append(subject)
     if "ensor" not in text and "Input for node" not in text:
         return found
-    if _TENSOR_REASON in text:
-        subject = leading_name(text)
-        if subject and subject + _TENSOR_REASON in text:
-            found.append(subject)
     for match in itertools.islice(_TENSOR.finditer(text), MAX_MATCHES):
         start = match.end()
         if text[start] in "'\"":
