@@ -206,14 +206,23 @@ PHASE_BY_CATEGORY = {
 # ("[graphShapeAnalyzer.cpp::...::analyzeShapes::2084] ... (ITopKLayer /TopK: K exceeds ...)")
 _CODE_FILE = re.compile(rf"\.{SOURCE_EXTENSION}\b")
 _SHAPE_LOCATION = re.compile(r"[Ss]hapeAnalyzer|analyzeShapes|shapeMachine|ShapeNodeRemover")
+# A source location "[file.cpp::function::line]" says where TensorRT raised an error: the
+# component or step it names decides a category ("[pluginV2Builder.cpp::reportPluginError::23]"
+# plugin, "[myelinBuilderUtils.cpp::...]" myelin, "[convolutionNode.cpp::computeOutputExtents::55]"
+# shape), but the API call that was running does not say the build failed for no other reason
+# ("[standardEngineBuilder.cpp::buildEngine::2266]", "[builder.cpp::buildSerializedNetwork::751]")
+_LOCATION = re.compile(rf"\[[\w./\\-]{{1,300}}\.{SOURCE_EXTENSION}::[\w:~()<>]{{1,300}}\]")
+_NOT_FROM_LOCATION = frozenset({"build-failed"})
 MAX_RULE_MATCHES = 16  # matches of one category rule looked at in one message
 
 
 def rule_category(message: str) -> str:
     """The first category whose rule matches anywhere in ``message`` ("" when none)."""
+    locations = _locations(message)
     for name, pattern in CATEGORY_RULES:
-        if pattern.search(message):
-            return name
+        for match in itertools.islice(pattern.finditer(message), MAX_RULE_MATCHES):
+            if not _in_location(name, match.start(), locations):
+                return name
     return ""
 
 
@@ -221,11 +230,24 @@ def message_category(message: str) -> str:
     """The category of a record's wording: the first rule with a match outside the tokens shaped
     like layer names (``Reshape_3: Using attribute allowzero ...`` is no shape error; a source
     location such as ``[myelinBuilderUtils.cpp::...]`` keeps its words)."""
+    locations = _locations(message)
     for name, pattern in CATEGORY_RULES:
         for match in itertools.islice(pattern.finditer(message), MAX_RULE_MATCHES):
-            if not _inside_a_name(message, match.start(), match.end()):
+            if _inside_a_name(message, match.start(), match.end()):
+                continue
+            if not _in_location(name, match.start(), locations):
                 return name
     return "shape" if _SHAPE_LOCATION.search(message) else ""
+
+
+def _locations(message: str) -> list[tuple[int, int]]:
+    return [m.span() for m in _LOCATION.finditer(message)] if "::" in message else []
+
+
+def _in_location(category: str, position: int, locations: list[tuple[int, int]]) -> bool:
+    """Is a match of ``category``'s rule at ``position`` inside a source location that cannot
+    decide that category (see :data:`_NOT_FROM_LOCATION`)?"""
+    return category in _NOT_FROM_LOCATION and any(s <= position < e for s, e in locations)
 
 
 def _inside_a_name(text: str, start: int, end: int) -> bool:
