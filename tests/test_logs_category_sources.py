@@ -18,7 +18,8 @@ REASON += "consistent with input/output data types)"
 ])
 def test_the_running_api_call_decides_no_category(where: str) -> None:
     failures = analyze_log(f"[E] [TRT] {where}{REASON}\n".encode()).failures
-    assert list(zip(failures["layer"], failures["category"])) == [("/model/Add", "internal-error")]
+    found = list(zip(failures["layer"], failures["category"], strict=True))
+    assert found == [("/model/Add", "internal-error")]
 
 
 @pytest.mark.parametrize(("location", "category"), [
