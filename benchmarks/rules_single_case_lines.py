@@ -11,8 +11,8 @@ text rules). For each rules module it lists
 
 Such a line is a rule that one published log alone supports: either a general grammar class
 that happens to be rare, or a fit to that log. The table has a ``verdict`` column filled from
-``benchmarks/results/rules_single_case_verdicts.tsv`` (module, source line text, verdict), so a
-verdict follows its line when the line moves.
+``benchmarks/results/rules_single_case_verdicts.tsv`` (module, source line text as shown, cases,
+verdict), so a verdict follows its line when the line moves.
 
     python benchmarks/rules_single_case_lines.py [--out benchmarks/results/FILE.md]
 """
@@ -35,14 +35,22 @@ MODULES = (
 )
 PACKAGE = REPO / "trtsafe_lab" / "logs"
 VERDICTS = REPO / "benchmarks" / "results" / "rules_single_case_verdicts.tsv"
+NOTES = REPO / "benchmarks" / "results" / "rules_single_case_notes.md"  # hand-written, appended
 
 
-def _verdicts() -> dict[tuple[str, str], str]:
+def _verdicts() -> dict[tuple[str, str, str], str]:
     if not VERDICTS.is_file():
         return {}
-    with open(VERDICTS, newline="", encoding="utf-8") as handle:
-        return {(row["module"], row["source"]): row["verdict"]
-                for row in csv.DictReader(handle, delimiter="\t")}
+    rows = VERDICTS.read_text(encoding="utf-8").splitlines()[1:]
+    return {(module, source, cases): verdict
+            for module, source, cases, verdict in (row.split("\t") for row in rows if row)}
+
+
+def _shown(text: str, limit: int) -> str:
+    """``text`` as the table shows it (cut at ``limit``, no pipes or backticks): the key the
+    verdicts file uses."""
+    shown = text if len(text) <= limit else text[: limit - 3] + "..."
+    return shown.replace("|", "\\|").replace("`", "'")
 
 
 def run(cases: list[StudyCase]) -> tuple[dict[str, dict[int, set[str]]],
@@ -209,15 +217,14 @@ def table(cases: list[StudyCase]) -> tuple[str, dict[str, int]]:
                 found.append((f"branch {start}->{end}", end, ran))
         counts[module] = len(found)
         for kind, number, ran in found:
-            text = source[number - 1].strip()
-            verdict = verdicts.get((module, text), "")
-            rows.append((module, kind, number, text, ", ".join(sorted(ran)), verdict))
+            text = _shown(source[number - 1].strip(), 100)
+            ran_by = ", ".join(sorted(ran))
+            rows.append((module, kind, number, text, ran_by,
+                         verdicts.get((module, text, ran_by), "")))
     out = ["| module | what | line | source | cases | verdict |",
            "| --- | --- | ---: | --- | --- | --- |"]
     for module, kind, number, text, ran, verdict in rows:
-        shown = text if len(text) <= 100 else text[:97] + "..."
-        shown = shown.replace("|", "\\|").replace("`", "'")
-        out.append(f"| {module} | {kind} | {number} | `{shown}` | {ran} | {verdict} |")
+        out.append(f"| {module} | {kind} | {number} | `{text}` | {ran} | {verdict} |")
     alts = alternative_cases(cases)
     thread_of["template"] = "template"
     single_alts = [(label, part, ran - {"template"}, "template" in ran)
@@ -234,9 +241,8 @@ def table(cases: list[StudyCase]) -> tuple[str, dict[str, int]]:
             "", "| pattern | alternative | cases | template | verdict |",
             "| --- | --- | --- | --- | --- |"]
     for label, part, ran, backed in single_alts:
-        shown = part if len(part) <= 90 else part[:87] + "..."
-        shown = shown.replace("|", "\\|").replace("`", "'")
-        verdict = verdicts.get((label, part), "")
+        shown = _shown(part, 90)
+        verdict = verdicts.get((label, shown, ", ".join(sorted(ran))), "")
         out.append(f"| {label} | `{shown}` | {', '.join(sorted(ran))} | "
                    f"{'yes' if backed else ''} | {verdict} |")
     return "\n".join(out), counts
@@ -259,7 +265,8 @@ def main() -> int:
         *(f"| {m} | {n} |" for m, n in counts.items()),
         f"| all | {sum(counts.values())} |", "",
     ]
-    args.out.write_text("\n".join(head) + "\n" + text + "\n", encoding="utf-8")
+    notes = NOTES.read_text(encoding="utf-8") if NOTES.is_file() else ""
+    args.out.write_text("\n".join(head) + "\n" + text + "\n\n" + notes, encoding="utf-8")
     print("\n".join(head))
     print(f"wrote {args.out}")
     return 0
