@@ -25,7 +25,7 @@ UNTAGGED_ERROR = re.compile(
     # what an untagged line states as impossible (apps that print TensorRT's or the parser's
     # errors without a severity: "Layer: X's output can not be used as shape tensor.")
     r"|\bcan ?not be\b|\bcannot be\b|\bmust not be\b|\bmust have distinct\b|^Unsupported\b"
-    r"|\bbut \d{1,20} (?:was|were) expected\b|Assertion `"
+    r"|\bbut \d{1,20} (?:was|were) expected\b|Assertion `|\bdimensions are required for input\b"
     # the C++ runtime's last words when an exception escapes (a converter's thrown error)
     r"|^terminate called after throwing\b"
     # pytest's short test summary "FAILED tests/x.py::test_y - RuntimeError: " (any line)
@@ -69,6 +69,11 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "parser-unsupported",
         re.compile(
             r"UNSUPPORTED_NODE|No importer registered|Plugin not found|could not find plugin"
+            # onnx-tensorrt's "X plugin was not found in the plugin registry!" assertion
+            r"|plugin was not found"
+            # TF-contrib's convert_graph.cc: a subgraph left to TensorFlow ("subgraph conversion
+            # error for subgraph_index:0 due to: ... SKIPPING")
+            r"|subgraph conversion error"
             # Torch-TensorRT (TorchScript): "Unable to convert node: %x : ... (conversion.AddLayer)
             # ... Converter for aten::elu requested, but no such converter was found."
             r"|no such converter was found"
@@ -109,7 +114,8 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("dla", re.compile(r"\bDLA\b|NVMEDIA_DLA|kDLA")),
     # the build stops on a layer's scratch-space request ("Internal error: plugin node X
     # requires 3990561489024 bytes of scratch space, but only 25393692672 is available.")
-    ("out-of-memory", re.compile(r"bytes of scratch space, but only\b")),
+    # or on a library's failed allocation (cuDNN's / cuBLAS's "CUDNN_STATUS_ALLOC_FAILED")
+    ("out-of-memory", re.compile(r"bytes of scratch space, but only\b|_STATUS_ALLOC_FAILED\b")),
     ("plugin", re.compile(r"[Pp]lugin")),
     # A data-type or usage contract of the layer, before the shape words of its subject ("X:
     # kernel weights are not permitted since they are of type Int32", "X: elementwise inputs

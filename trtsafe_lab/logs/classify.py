@@ -76,8 +76,18 @@ _WRAPPED_BEFORE_NAME = re.compile(
 # The builder's verbose "--------------- Timing Runner: X (Myelin)" names the layer it times; a
 # process that then dies in an assertion (glibc's "prog: file.cpp:1059: f(): Assertion `0 &&
 # "Unsupported type"' failed", "Segmentation fault") died on that layer.
-_TIMING_RUNNER = re.compile(r"Timing Runner: (?P<name>[^\n]{1,4096}?) \([\w\[\]]{1,60}\)\s*$")
-_CRASH = re.compile(r"Assertion `|^Segmentation fault|^Aborted \(core dumped\)")
+# A reformat runner ("Timing Runner: Optimizer Reformat(a -> b) (Reformat)") times a tensor's
+# format change, no layer.
+_TIMING_RUNNER = re.compile(
+    r"Timing Runner: (?P<name>[^\n]{1,4096}?) \((?!Reformat\))[\w\[\]]{1,60}\)\s*$"
+)
+# ... and so did a tactic runner's own failure (TensorRT's runner sources: "[convolutionRunner.cpp::
+# executeConv::465] Error Code 1: Cudnn (CUDNN_STATUS_ALLOC_FAILED)", "cudaPluginV2DynamicExtRunner
+# .cpp (108) - Cuda Error in ...::execute"): the tactic of the layer being timed failed.
+_CRASH = re.compile(
+    r"Assertion `|^Segmentation fault|^Aborted \(core dumped\)|[a-z]Runner\.cpp\b"
+)
+
 
 # The builder's report of an error raised while it timed a layer's tactics ("Get cuda error
 # during getBestTactic: X", "GPU memory allocation error during getBestTactic: X"): the error
@@ -240,7 +250,14 @@ def examine(record: Record, state: ParseState) -> LogFacts:
     importer_node = (importer.group("name") or importer.group("parsing")) if importer else ""
     # the category an error (or the importer's INFO "No importer registered for op: X.
     # Attempting to import as plugin.") gives a node block printed next
-    error_category = category if severity in ERRORISH or category == "parser-unsupported" else ""
+    error_category = (
+        category
+        if severity in ERRORISH
+        or category == "parser-unsupported"
+        # the importer's INFO "Successfully created plugin: X": the node is a plugin layer now
+        or (category == "plugin" and "created plugin" in message)
+        else ""
+    )
     timer = _TIMING_RUNNER.search(message) if "Timing Runner: " in message else None
     timed = timer.group("name") if timer else ""
     if state.recent or importer_node or error_category or parser_error or timed:

@@ -85,6 +85,13 @@ _TF_TRT_NATIVE = re.compile(
 _TF_TRT_OP_NAMED = re.compile(
     r"(?:\bfor|, at) (?P<name>(?:[\w.-]{1,200}/){0,32}TRTEngineOp_\w{1,200})(?=[:,.]?(?:\s|$))"
 )
+# TF-TRT's converters end a refusal with the node it was converting: TensorFlow's status text
+# "Unimplemented: Operation: GatherV2 does not support tensor input as indices, at: X"
+# (tensorflow/contrib/tensorrt/convert/convert_nodes.cc)
+_TF_STATUS_AT = re.compile(
+    r"\b(?:Unimplemented|Invalid argument|Unavailable|Internal): [^\n\"]{0,2000}?, at: "
+    rf"(?P<name>[^\s\"]{{1,{MAX_NAME_CHARS}}})"
+)
 _GET_BEST_TACTIC = re.compile(r"(?:GPU|[Cc]uda) error during getBestTactic: ")
 _INVALID_NODE = re.compile(r"(?:Invalid Node|Exception occurred in) - ")
 _IN_NODE_NAMED = re.compile(
@@ -211,9 +218,17 @@ def line_names(text: str) -> list[tuple[str, str]]:
             out.append((match.group("name"), "build-failed"))
     if "native segment for" in text or "batch for TRT engine" in text:
         for match in itertools.islice(_TF_TRT_NATIVE.finditer(text), MAX_MATCHES):
-            out.append((match.group("name") or match.group("engine"), "runtime-failed"))
+            # trt_engine_op.cc: "Engine retrieval for input shapes: S failed. Running native
+            # segment for X": no engine could be built for these shapes (a build failure);
+            # otherwise the engine failed while running
+            built = "Engine retrieval for" in text[: match.start()]
+            name = match.group("name") or match.group("engine")
+            out.append((name, "build-failed" if built else "runtime-failed"))
     if "TRTEngineOp_" in text:
         for match in itertools.islice(_TF_TRT_OP_NAMED.finditer(text), MAX_MATCHES):
+            out.append((match.group("name"), ""))
+    if ", at: " in text:
+        for match in itertools.islice(_TF_STATUS_AT.finditer(text), MAX_MATCHES):
             out.append((match.group("name"), ""))
     if "getBestTactic: " in text:
         tactic = _GET_BEST_TACTIC.search(text)

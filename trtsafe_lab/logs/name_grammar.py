@@ -280,7 +280,10 @@ def refused_names(text: str) -> list[str]:
 # must have type Int32)", "(2B: Input dimensions with this name are inconsistent.)")
 _TENSOR_REASON = re.compile(
     r": (?:tensor volume exceeds |for dimension number \d|k(?:MIN|OPT|MAX) dimensions in profile "
-    r"|dynamic input is missing dimensions|network input that is |Input dimensions with this name)"
+    r"|dynamic input is missing dimensions|network input that is |Input dimensions with this name"
+    # the UFF parser's check of an input's registered dimensions ("UFFParser: Parser error:
+    # input_2: Invalid number of Dimensions 0": a graph input, which becomes a network input)
+    r"|Invalid number of Dimensions )"
 )
 
 

@@ -59,7 +59,7 @@ _TOKEN = re.compile(
   | \[(?P<ts>""" + _DATE_TIME + "|" + _TIME + r""")\]
   | \[(?P<ts_sev>\d{4}-\d\d-\d\d\ """ + _TIME + r""")\s+
         (?P<sev_in_ts>ERROR|WARNING|INFO|VERBOSE|INTERNAL_ERROR)\]
-  | (?P<iso>\d{4}-\d\d-\d\d[ T:]""" + _TIME + r""")\d*Z?:?
+  | (?P<iso>\d{4}-\d\d-\d\d[ T:]""" + _TIME + r""")\d*(?:Z|[+-]\d\d:?\d\d)?:?
   # Python logging's own formats after the time: "- name - ERROR - " (the logging cookbook's
   # "%(asctime)s - %(name)s - %(levelname)s - %(message)s"), loguru's "| ERROR    |
   # module:function:42 - ", mmcv's ",root ERROR    [utils.py:43] ", pytest's captured
@@ -94,7 +94,9 @@ _TOKEN = re.compile(
 _START_TOKEN = re.compile(
     r"[ \t]{0,64}(?:(?P<quote>> ?|\*\*|`|\d{1,4}: (?=\d{4}-\d\d-\d\d[ T]\d|\[\d{1,4}[/-]\d))"
     r"|(?P<ts>" + _DATE_TIME + r")\]|(?P<sev>[EWIVF])\] (?=\S)"
-    r"|(?P<launch>\[[A-Za-z_][\w.]{0,80}-\d{1,4}\] (?=\[)))"
+    r"|(?P<launch>\[[A-Za-z_][\w.]{0,80}-\d{1,4}\] (?=\[))"
+    # an app's own tag glued to its timestamp: "[TH_YF8S][25-12-22 10:26:11][TRT] ..." (n924)
+    r"|(?P<apptag>\[[A-Za-z_][\w.-]{0,40}\](?=\[" + _DATE_TIME + r"\])))"
 )
 _ERROR_NUMBER = re.compile(r"(\d{1,2}): ")
 # Another record starting in the middle of a line: " [12:15:24] [E] [TRT] ..."

@@ -68,7 +68,15 @@ _TAILS: dict[bytes, tuple[tuple[tuple[bytes, bytes], ...], tuple[tuple[bytes, by
     b"(": (((b"Output: ", b""),), ()),
     # strict mode's "No implementation of layer X obeys the requested constraints in strict
     # mode." printed without a severity (matched from the rare "q" of "requested")
-    b"q": (((b"uested constraints in strict mode", b""),), ()),
+    b"q": (
+        (
+            (b"uested constraints in strict mode", b""),
+            # TensorRT's rank check of a layer's input, printed bare by apps ("X: at least 4
+            # dimensions are required for input")
+            (b"uired for input", b""),
+        ),
+        (),
+    ),
     # glibc's assert message when a process dies on a failed assertion ("trtexec: graph.cpp:1059:
     # ...: Assertion `0 && "Unsupported type"' failed.")
     b"A": (((b"ssertion `", b""),), ()),
@@ -78,6 +86,9 @@ _TAILS: dict[bytes, tuple[tuple[tuple[bytes, bytes], ...], tuple[tuple[bytes, by
     b"U": (
         (
             (b"nable to convert node", b""),
+            # TensorFlow's status of a TF-TRT converter's refusal, also pasted without its
+            # prefix ("... due to: \"Unimplemented: Operation: X does not support ..., at: N\"")
+            (b"nimplemented: ", b""),
             (b"FFParser: ", rb"(?:Validator|Parser) error"),
             (b"ffParser: ", rb"(?:Validator|Parser) error"),
         ),
