@@ -76,7 +76,7 @@ _TF_TRT_ENGINE_OP = re.compile(
 # segment for X", "Failed to enqueue batch for TRT engine: X").
 _TF_TRT_NATIVE = re.compile(
     rf"(?:Running|retrying with) native segment for ?(?P<name>[^\s:]{{1,{MAX_NAME_CHARS}}}?)"
-    r"(?: due to |:|$)"
+    r"(?: due to |:|\s*$)"
     rf"|enqueue batch for TRT engine: (?P<engine>[^\s:]{{1,{MAX_NAME_CHARS}}})"
 )
 # The engine op a TF-TRT status names after "for" / ", at" ("Input shapes are empty, for X",
@@ -90,8 +90,10 @@ _TF_TRT_OP_NAMED = re.compile(
 # (tensorflow/contrib/tensorrt/convert/convert_nodes.cc)
 _TF_STATUS_AT = re.compile(
     r"\b(?:Unimplemented|Invalid argument|Unavailable|Internal): [^\n\"]{0,2000}?, at: "
-    rf"(?P<name>[^\s\"]{{1,{MAX_NAME_CHARS}}})"
 )
+# the status is quoted in convert_graph.cc's "due to: \"...\" SKIPPING": its closing quote (or
+# the line's end) ends the node's name, which may hold spaces and quotes
+_STATUS_END = re.compile(r'"(?= SKIPPING|\s*$)|\s*$')
 _GET_BEST_TACTIC = re.compile(r"(?:GPU|[Cc]uda) error during getBestTactic: ")
 _INVALID_NODE = re.compile(r"(?:Invalid Node|Exception occurred in) - ")
 _IN_NODE_NAMED = re.compile(
@@ -229,7 +231,8 @@ def line_names(text: str) -> list[tuple[str, str]]:
             out.append((match.group("name"), ""))
     if ", at: " in text:
         for match in itertools.islice(_TF_STATUS_AT.finditer(text), MAX_MATCHES):
-            out.append((match.group("name"), ""))
+            end = _STATUS_END.search(text, match.end(), match.end() + MAX_NAME_CHARS + 2)
+            out.append((text[match.end() : end.start() if end else match.end()], ""))
     if "getBestTactic: " in text:
         tactic = _GET_BEST_TACTIC.search(text)
         if tactic and tactic.end() < len(text):
