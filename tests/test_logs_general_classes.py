@@ -109,3 +109,13 @@ def test_an_apps_label_and_tag_leave_tensorrts_reason(line: str) -> None:
     failures = analyze_log((line + "\n").encode()).failures
     assert list(failures["severity"]) == ["error"]
     assert signature(line) == "Assertion major >= <n> && major < <n> failed"
+
+
+@pytest.mark.parametrize(("subject", "layer"), [
+    ("(Unnamed Layer* 154) [Constant]", True),  # n931: TensorRT's own name of a constant layer
+    ("(Unnamed Layer* 7) [Constant]", True),
+    ("onnx::QuantizeLinear_1205", False),  # n424: the ONNX initializer (the weights)
+])
+def test_invalid_weights_name_a_constant_layer_or_an_initializer(subject: str, layer: bool) -> None:
+    found = _layers(f"[E] [TRT] {subject}: invalid weights type of Bool\n")
+    assert found == ([(subject, "api-usage", True)] if layer else [])

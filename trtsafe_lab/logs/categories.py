@@ -131,6 +131,8 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
             # a layer precision the builder rejects ("X: cannot use precision Int32 with
             # weights of type Float")
             r"|\bcannot use precision\b"
+            # a layer's weights of a type it cannot hold ("X: invalid weights type of Bool")
+            r"|\binvalid weights type\b"
         ),
     ),
     (

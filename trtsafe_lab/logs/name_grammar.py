@@ -133,8 +133,11 @@ def _leading_at(text: str, start: int, *, strong_then_word: bool) -> str:
         # "trt_module_node: X ...", "polygraphy.exception.PolygraphyException: ...", pybind11's
         # "TypeError: deserialize_cuda_engine(): incompatible function arguments"
         return ""
-    if text.startswith(": invalid weights", after):
-        return ""  # "onnx::QuantizeLinear_1205: invalid weights type of Int8": an initializer
+    if text.startswith(": invalid weights", after) and not name.startswith("(Unnamed Layer* "):
+        # "onnx::QuantizeLinear_1205: invalid weights type of Int8": the initializer (n424);
+        # TensorRT's own "(Unnamed Layer* 154) [Constant]: invalid weights type of Bool" names
+        # the constant layer that holds them (n931)
+        return ""
     if _PROGRAM_THEN_SOURCE.match(text, after):
         return ""  # glibc's assert: "yolov9: /src/demo.cpp:31: void f(): Assertion `x' failed."
     if _VALUE_ONLY.match(text, after):
