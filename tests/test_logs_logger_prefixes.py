@@ -56,6 +56,11 @@ LOGGERS: dict[str, Callable[[str, str], str]] = {
     "pytest-log": lambda s, m: f"{_PY[s]:<8} trt.builder:builder.py:42 {m}",
     # ROS 2's rclcpp/rclpy logger ("[LEVEL] [epoch] [node]: "), GitHub Actions' timestamp
     "ros2": lambda s, m: f"[{_PY[s]}] [1700000000.123456789] [trt_node]: {m}",
+    # Triton 24.x quotes each glog message ('logging.cc:43] "..."')
+    "triton-quoted": lambda s, m: (
+        f"{ {'verbose': 'I', 'internal_error': 'E'}.get(s, LETTER[s]) }1010 10:00:00.123456 1"
+        f' logging.cc:43] "{m}"'
+    ),
     "github-actions": lambda s, m: (
         f"2024-01-01T10:00:00.1234567Z [12/01/2026-10:00:00] [{LETTER[s]}] [TRT] {m}"
     ),

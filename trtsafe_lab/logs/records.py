@@ -87,12 +87,17 @@ _TOKEN = re.compile(
     """,
     re.VERBOSE,
 )
+# docker compose's service prefix before each line of a container's output ("triton-models-1    |
+# I0223 11:55:15.535936 123 logging.cc:43] ..."): a wrapper like a markdown quote, on every line
+_COMPOSE = r"[A-Za-z0-9][\w.-]{0,80}[-_]\d{1,4} {1,40}\|(?: |$)"
 # Tokens that may only appear at the very start of a line (a user's copy cut them short, or
 # wrapped it in a markdown quote "> " or bold "**").
 # ROS 2 launch prints each node's output behind "[node_name-N] " (then the logger's own tags);
 # ctest -V each test's output behind its number "1: " (taken only before a timestamp).
 _START_TOKEN = re.compile(
-    r"[ \t]{0,64}(?:(?P<quote>> ?|\*\*|`|\d{1,4}: (?=\d{4}-\d\d-\d\d[ T]\d|\[\d{1,4}[/-]\d))"
+    r"[ \t]{0,64}(?:(?P<quote>> ?|\*\*|`|\d{1,4}: (?=\d{4}-\d\d-\d\d[ T]\d|\[\d{1,4}[/-]\d)|"
+    + _COMPOSE
+    + r")"
     r"|(?P<ts>" + _DATE_TIME + r")\]|(?P<sev>[EWIVF])\] (?=\S)"
     r"|(?P<launch>\[[A-Za-z_][\w.]{0,80}-\d{1,4}\] (?=\[))"
     # an app's own tag glued to its timestamp: "[TH_YF8S][25-12-22 10:26:11][TRT] ..." (n924)
@@ -169,6 +174,7 @@ def parse_prefix(text: str) -> tuple[Prefix, str]:
             break
         start = _START_TOKEN.match(text, pos, pos + TOKEN_WINDOW)
     saw_number = False
+    glog = False
     while True:
         token = _TOKEN.match(text, pos, pos + TOKEN_WINDOW)
         if token is None or token.end() == pos:
@@ -217,6 +223,7 @@ def parse_prefix(text: str) -> tuple[Prefix, str]:
         elif kind in ("absl", "tf"):
             prefix.severity = _SEVERITY_LETTERS[token.group(kind)]
             prefix.source = "tf-trt"
+            glog = True
         if kind != "ws":
             prefix.tagged = True
         pos = token.end()
@@ -232,6 +239,9 @@ def parse_prefix(text: str) -> tuple[Prefix, str]:
     rest = text[pos:]
     if closer and rest.endswith(closer):
         rest = rest[: -len(closer)].rstrip()
+    if glog and len(rest) > 1 and rest[0] == '"' and rest.rstrip()[-1] == '"':
+        # Triton 24.x quotes each glog message: 'logging.cc:43] "Error Code 4: ... (X: ...)"'
+        rest = rest.rstrip()[1:-1].replace('\\"', '"')
     return prefix, rest
 
 
@@ -299,7 +309,7 @@ def _line_parts(raw: str) -> tuple[LinePart, ...]:
 _cached_line_parts = functools.lru_cache(maxsize=1024)(_line_parts)
 
 
-_MARKDOWN_OPEN = re.compile(r"(?:> ?|\*\*|`){1,16}")
+_MARKDOWN_OPEN = re.compile(r"(?:> ?|\*\*|`|" + _COMPOSE + r"){1,16}")
 
 
 def _unwrapped(raw: str, indent: int = 0) -> str:
