@@ -72,6 +72,8 @@ CATEGORY_DISAGREEMENTS = {
     # shape-machine errors naming a layer as shape (outcome runtime_failed), n372 as
     # runtime-failed; nothing in n372's lines marks the run phase either
     "n372.log": "runtime shape-machine error read as runtime-failed; n067/n079/n158 read shape",
+    "n986.log": "runtime shape-machine error read as runtime-failed (as n372); n067/n079/n158 "
+    "read shape",
     # the importer's assertion "... this version of TensorRT only supports X" with code [8]:
     # n928 reads it parser-unsupported, n123, n198, n386 and n757 (same wording, codes [6]/[8])
     # parser-error

@@ -126,7 +126,7 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"incompatible (?:input )?(?:data ?)?types?\b"
             rf"|\b(?:must|can ?not|cannot) (?:not )?be (?:of type )?k?{_DTYPE}"
-            rf"|\b(?:are|is) of type k?{_DTYPE}|requires inputs? with \w{{1,20}} type\b"
+            rf"|\b(?:are|is) of type k?{_DTYPE}|requires inputs? with [\w /]{{1,200}}? type\b"
             r"|used as an execution tensor"
             # a layer precision the builder rejects ("X: cannot use precision Int32 with
             # weights of type Float")

@@ -87,6 +87,12 @@ _TOKEN = re.compile(
     """,
     re.VERBOSE,
 )
+# A terminal colour code (an ANSI CSI sequence: Polygraphy colours its severities, CI logs keep
+# colours), or its text where a log went through a repr or JSON ("\\x1b[31m", "\\u001b[0m"), or
+# a Python list of them printed as text ("['\\x1b[38;5;9m']", n988): no message text
+_ANSI = r"(?:\x1b|\\x1b|\\033|\\u001b)\[[0-9;]{0,32}[A-Za-z]"
+_ANSI_WRAPPER = r"\['(?:" + _ANSI + r"){1,4}'\]|" + _ANSI
+_ANSI_TAIL = re.compile(r"(?:" + _ANSI + r")+\s*$")
 # docker compose's service prefix before each line of a container's output ("triton-models-1    |
 # I0223 11:55:15.535936 123 logging.cc:43] ..."): a wrapper like a markdown quote, on every line
 _COMPOSE = r"[A-Za-z0-9][\w.-]{0,80}[-_]\d{1,4} {1,40}\|(?: |$)"
@@ -97,6 +103,8 @@ _COMPOSE = r"[A-Za-z0-9][\w.-]{0,80}[-_]\d{1,4} {1,40}\|(?: |$)"
 _START_TOKEN = re.compile(
     r"[ \t]{0,64}(?:(?P<quote>> ?|\*\*|`|\d{1,4}: (?=\d{4}-\d\d-\d\d[ T]\d|\[\d{1,4}[/-]\d)|"
     + _COMPOSE
+    + r"|"
+    + _ANSI_WRAPPER
     + r")"
     r"|(?P<ts>" + _DATE_TIME + r")\]|(?P<sev>[EWIVF])\] (?=\S)"
     r"|(?P<launch>\[[A-Za-z_][\w.]{0,80}-\d{1,4}\] (?=\[))"
@@ -239,6 +247,8 @@ def parse_prefix(text: str) -> tuple[Prefix, str]:
     rest = text[pos:]
     if closer and rest.endswith(closer):
         rest = rest[: -len(closer)].rstrip()
+    if "\x1b" in rest or "\\" in rest:
+        rest = _ANSI_TAIL.sub("", rest)  # the colour reset closing a coloured line
     if glog and len(rest) > 1 and rest[0] == '"' and rest.rstrip()[-1] == '"':
         # Triton 24.x quotes each glog message: 'logging.cc:43] "Error Code 4: ... (X: ...)"'
         rest = rest.rstrip()[1:-1].replace('\\"', '"')
@@ -309,7 +319,7 @@ def _line_parts(raw: str) -> tuple[LinePart, ...]:
 _cached_line_parts = functools.lru_cache(maxsize=1024)(_line_parts)
 
 
-_MARKDOWN_OPEN = re.compile(r"(?:> ?|\*\*|`|" + _COMPOSE + r"){1,16}")
+_MARKDOWN_OPEN = re.compile(r"(?:> ?|\*\*|`|" + _COMPOSE + r"|" + _ANSI_WRAPPER + r"){1,16}")
 
 
 def _unwrapped(raw: str, indent: int = 0) -> str:
@@ -324,6 +334,8 @@ def _unwrapped(raw: str, indent: int = 0) -> str:
     opened = _MARKDOWN_OPEN.match(raw)
     if opened is not None:
         raw = raw[opened.end() :]
+        if "\x1b" in raw or "\\" in raw:
+            raw = _ANSI_TAIL.sub("", raw)
         closer = "**" if "**" in opened.group() else "`" if "`" in opened.group() else ""
         if closer and raw.endswith(closer):
             raw = raw[: -len(closer)].rstrip()
