@@ -13,7 +13,9 @@ Kept as printed (not renamed), each for a reason:
 - names whose own form is part of the message's grammar: torch2trt's ``[CONVOLUTION #1]
   torch.nn.Conv2d.forward(...)`` labels, TF-TRT's ``TRTEngineOp_N_M`` engine ops (the tool
   names them so), TorchScript statements ``%x : Tensor = aten::op(...)``, Paddle-TRT's
-  ``op_type (Output: var)`` names (the scan finds such a log line by that form);
+  ``op_type (Output: var)`` names (the scan finds such a log line by that form); TensorRT's own
+  name of a constant layer, ``(Unnamed Layer* N) [Constant]``, whose form tells the layer from
+  an ONNX initializer in ``X: invalid weights type of T`` (n931 vs n424);
 - a name the log also prints cut off (``... for node /model.22/p`` at a line's end, a garbled
   ``... [P?)``): the cut copy cannot be renamed consistently.
 - a name the log prints glued to the next word (TensorRT's ``Slice_79requires bool I/O but node
@@ -63,8 +65,11 @@ VARIANTS: dict[str, Callable[[int], str]] = {
     "numbered": lambda i: f"{410 + i}",
 }
 # torch2trt labels, TF-TRT engine ops, TorchScript statements, Paddle-TRT "op (Output: var)"
-# names (see the module docstring)
-_OWN_FORM = re.compile(r"^\[[A-Z][A-Z0-9_]* #\d+\]|TRTEngineOp_|^%[\w.]+ : | \(Output: ")
+# names, TensorRT's unnamed constant layers (see the module docstring)
+_OWN_FORM = re.compile(
+    r"^\[[A-Z][A-Z0-9_]* #\d+\]|TRTEngineOp_|^%[\w.]+ : | \(Output: "
+    r"|^\(Unnamed Layer\* \d+\) \[Constant\]$"
+)
 _REFUSAL_THEN_WORDS = re.compile(r"converter rejected node (?P<name>.+?) with ")
 
 
