@@ -119,3 +119,39 @@ def test_an_apps_label_and_tag_leave_tensorrts_reason(line: str) -> None:
 def test_invalid_weights_name_a_constant_layer_or_an_initializer(subject: str, layer: bool) -> None:
     found = _layers(f"[E] [TRT] {subject}: invalid weights type of Bool\n")
     assert found == ([(subject, "api-usage", True)] if layer else [])
+
+
+@pytest.mark.parametrize(("line", "layers", "tensors"), [
+    # Polygraphy (backend/trt/runner.py, comparator): tensors after "input:" / "output:"
+    ("[!] For input: input_ids.1, failed to set shape to: (1, 7)", [], ("input_ids.1",)),
+    ("[E] FAILED | Errors detected in output: logits_0", [], ("logits_0",)),
+    ("[!] tensor: `onnx::Add_5` is a constant, but is part of the output!", [], ("onnx::Add_5",)),
+    # Polygraphy's " | " after a subject (algorithm_selector.py)
+    ("[!] Layer: model/up 2/Resize | Tactic in replay was not provided by TensorRT",
+     ["model/up 2/Resize"], ()),
+    # a capitalised kind before "node" (Polygraphy's shard.py)
+    ("[!] Specified seq_len_idx 3 is out of actual range 2 for DistCollective node /m/ar_7",
+     ["/m/ar_7"], ()),
+    # trtexec's sampleEngines.cpp
+    ("[E] Layer /m/conv_3 has 1 outputs but 2 output types are given in --layerOutputTypes flag.",
+     ["/m/conv_3"], ()),
+    # TF-TRT segment.cc's older wording
+    ("2020-01-01 10:00:00.000000: W tensorflow/compiler/tf2tensorrt/segment/segment.cc:541] "
+     "Blacklisted as TF-TRT candidate, (Op type: Sum), (Op name: model/sum_1), (Reason: x)",
+     ["model/sum_1"], ()),
+])
+def test_tool_templates_name_their_node_or_tensor(
+    line: str, layers: list[str], tensors: tuple[str, ...]
+) -> None:
+    failures = analyze_log((line + "\n").encode()).failures
+    assert [layer for layer in failures["layer"] if layer] == layers
+    assert tuple(t for row in failures["tensors"] for t in row) == tensors
+
+
+def test_an_op_kinds_limit_names_no_node() -> None:
+    """Torch-TensorRT's "Unable to convert node: X" then "upsample_linear1d only supports ...":
+    the op kind's limit is no second node (interpolate.cpp)."""
+    node = "%input.4 : Tensor = aten::upsample_linear1d(%x.1, %4, %5)"
+    log = (f"ERROR: [Torch-TensorRT] - Unable to convert node: {node}\n"
+           "upsample_linear1d only supports align_corner with TensorRT <= 7.0.\n")
+    assert [layer for layer, _, _ in _layers(log)] == [node]

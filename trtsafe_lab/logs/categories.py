@@ -79,7 +79,7 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|no such converter was found"
             r"|Unsupported operation|converter rejected|[Ff]alling back to PyTorch|run in PyTorch"
             # TF-TRT's segmenter leaves the node to TensorFlow (segment.cc, at VLOG(1))
-            r"|Not a TF-TRT candidate"
+            r"|(?:Not a|Blacklisted as|Denylisted as) TF-TRT candidate"
             r"|[Uu]nsupported (?:ONNX )?(?:data |input )?type"
             r"|In function check\w+:"
         ),

@@ -93,7 +93,16 @@ _TF_STATUS_AT = re.compile(
 )
 # the status is quoted in convert_graph.cc's "due to: \"...\" SKIPPING": its closing quote (or
 # the line's end) ends the node's name, which may hold spaces and quotes
-_STATUS_END = re.compile(r'"(?= SKIPPING|\s*$)|\s*$')
+_STATUS_END = '" SKIPPING'
+
+
+def _status_node(text: str, start: int) -> str:
+    """The node a TF status names from ``start`` (after its ", at: ") to its closing quote."""
+    end = text.find(_STATUS_END, start, start + MAX_NAME_CHARS + len(_STATUS_END))
+    if end >= 0:
+        return text[start:end]
+    rest = text[start : start + MAX_NAME_CHARS].rstrip()
+    return rest[:-1] if rest.endswith('"') else rest
 _GET_BEST_TACTIC = re.compile(r"(?:GPU|[Cc]uda) error during getBestTactic: ")
 _INVALID_NODE = re.compile(r"(?:Invalid Node|Exception occurred in) - ")
 _IN_NODE_NAMED = re.compile(
@@ -231,8 +240,7 @@ def line_names(text: str) -> list[tuple[str, str]]:
             out.append((match.group("name"), ""))
     if ", at: " in text:
         for match in itertools.islice(_TF_STATUS_AT.finditer(text), MAX_MATCHES):
-            end = _STATUS_END.search(text, match.end(), match.end() + MAX_NAME_CHARS + 2)
-            out.append((text[match.end() : end.start() if end else match.end()], ""))
+            out.append((_status_node(text, match.end()), ""))
     if "getBestTactic: " in text:
         tactic = _GET_BEST_TACTIC.search(text)
         if tactic and tactic.end() < len(text):

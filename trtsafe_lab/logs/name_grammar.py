@@ -40,7 +40,9 @@ AFTER_WORD = re.compile(
     # "output extent of node X", "name of the node X"; not TensorFlow's graph error "Input 0 of
     # node X was passed float from ..." (a TensorFlow node)
     # "plugin node X requires N bytes of scratch space" (the node's kind before it)
+    # "for DistCollective node X" (the node's kind before it, capitalised)
     r"\b(?:(?:for|at|on|in|with|from|rejected|convert|producing|plugin) (?:the )?"
+    r"(?:[A-Z][A-Za-z]{1,40} )?"
     r"|(?<![Ii]nput \d )of (?:the )?)"
     r"(?:[Nn]ode|[Ll]ayer)(?::\s?| )"
 )
@@ -71,11 +73,14 @@ _LABEL_ANYWHERE = re.compile(r"(?<![\w.:])(?:\w{1,40}_)?(?:[Ll]ayer|[Nn]ode):(?!
 # (tensorflow/compiler/tf2tensorrt/segment/segment.cc, VLOG(1)): X stays in TensorFlow.
 REFUSAL = re.compile(
     r"converter rejected node |[Ff]alling back to PyTorch|will run in PyTorch"
-    r"|Not a TF-TRT candidate, "
+    r"|(?:Not a|Blacklisted as|Denylisted as) TF-TRT candidate, "
 )
 _REFUSED_NODE = re.compile(r"\b[Nn]ode (?=\S)|'(?=[^'\s]{1,4096}')")
 _NOT_REFUSED = "excluded by segmenter option"
-_TF_TRT_REFUSED = re.compile(r"Not a TF-TRT candidate, \(Op type: [^()\s]{0,200}\), \(Op name: ")
+_TF_TRT_REFUSED = re.compile(
+    r"(?:Not a|Blacklisted as|Denylisted as) TF-TRT candidate, \(Op type: [^()\s]{0,200}\), "
+    r"\(Op name: "
+)
 _LOCATION = re.compile(rf"\[[^\]\s]{{1,300}}(?:::|\.{SOURCE_EXTENSION}:)[^\]\s]{{0,300}}\] ")
 _PROGRAM_THEN_SOURCE = re.compile(rf": \S{{1,300}}\.{SOURCE_EXTENSION}:\d{{1,9}}: ")
 _LOGGER_TAG = re.compile(r"\[(?:TRT|TensorRT)\] ")
@@ -92,6 +97,7 @@ _VALUE_ONLY = re.compile(
     r"|\([\d, ]{0,200}\))(?=\s*$|[,;] |\s{1,8}[A-Za-z_][\w.-]{0,40}: )"
 )
 _THEN_WORD = re.compile(r" [a-z]{2,40}\b")
+_SUBJECT_VERB = re.compile(r" (?:has|have|is|does|cannot|can not|must|requires)\b")
 # what follows a numbered subject: a reason in words ("417: all concat input tensors",
 # "417:kernel weights has count", "417: K exceeds ..."), not an op listing ("364: Transpose ->
 # []" under TensorRT 4's error)
@@ -101,7 +107,13 @@ _CLAUSE_START = re.compile(r"(?<!\.)[:.] (?=\S)")  # not the "..." of a ForeignN
 # "tensor X", "Tensor 'X'"; a network input is a tensor too ("UFFParser: Failed to parseInput
 # for node input_1": the UFF INPUT node becomes the network's input tensor)
 _TENSOR = re.compile(
-    r"\b[Tt]ensors?:? (?:named |with name )?(?=['\"(]|[^\s'\"]{0,4096}[/_.:\d])|Input for node "
+    r"\b[Tt]ensors?:? (?:named |with name )?(?=['\"`(]|[^\s'\"]{0,4096}[/_.:\d])|Input for node "
+    # Polygraphy's "For input: T, failed to ...", "Errors detected in output: T", "Input tensor: T
+    # | ..." (a bracket or digit there is a shape or a value, no tensor)
+    r"|\b(?:[Ii]nput|[Oo]utput)(?: tensor)?: (?![\[(\d])"
+    # Torch-TensorRT's runtime: "Unable to determine binding index for input T", "Failed to set
+    # output allocator for T"
+    r"|\bbinding index for (?:input|output) |\boutput allocator for "
 )
 
 
@@ -151,7 +163,12 @@ def _leading_at(text: str, start: int, *, strong_then_word: bool) -> str:
         return name  # torch2trt prints "[CONCATENATION #13]" alone, the reason on the next line
     if name.endswith("requires") and text.startswith(_GLUED_MYELIN, after - len("requires")):
         return name[: -len("requires")]  # TensorRT prints no space before "requires" (n856)
-    if strong_then_word and _THEN_WORD.match(text, after) and looks_like_strong_name(name):
+    if (
+        strong_then_word
+        and _THEN_WORD.match(text, after)
+        and looks_like_strong_name(name)
+        and not text.startswith(" only supports", after)  # an op kind's limit, no node
+    ):
         return name
     spaced = spaced_name_token(text, start)  # "model/up 2/Resize: ...": the colon ends it
     after = start + len(spaced)
@@ -199,7 +216,8 @@ def _delimited_name(text: str, start: int) -> str:
         return name
     after = start + len(spaced)
     rest = text[after:]
-    ended = rest.startswith((":", "'s ")) or not rest.strip(" .)")
+    # (Polygraphy separates a subject from its reason with " | ": "Layer: X | Tactic in ...")
+    ended = rest.startswith((":", "'s ", " | ")) or not rest.strip(" .)")
     return spaced if ended or _THEN_WORD.match(text, after) else name
 
 
@@ -239,6 +257,12 @@ def positional_names(text: str) -> list[str]:
             named = looks_like_name(name) or looks_like_numbered_name(name)
             if named and name not in found:
                 found.append(name)
+    if text.startswith("Layer ") and not text.startswith("Layer: "):
+        # trtexec's "Layer X has N outputs but M output types are given ..." (sampleEngines.cpp)
+        name = _delimited_name(text, len("Layer "))
+        after = len("Layer ") + len(name)
+        if looks_like_name(name) and _SUBJECT_VERB.match(text, after) and name not in found:
+            found.append(name)
     if "DLA subgraph" in text:
         for match in itertools.islice(_SPLIT_DLA.finditer(text), MAX_MATCHES):
             name = name_token(text, match.end())
@@ -299,15 +323,18 @@ def tensor_names(text: str) -> list[str]:
         subject = leading_name(text)
         if subject and text.startswith(subject, reason.start() - len(subject)):
             found.append(subject)
-    if "ensor" not in text and "Input for node" not in text:
+    if ("ensor" not in text and "Input for node" not in text and "put: " not in text
+            and " for " not in text):
         return found
     for match in itertools.islice(_TENSOR.finditer(text), MAX_MATCHES):
         start = match.end()
-        if text[start] in "'\"":
+        if start >= len(text):
+            continue
+        if text[start] in "'\"`":
             close = closing_quote(text, start)
             name = text[start + 1 : close] if close > 0 else ""
         else:
             name = name_token(text, start)
-        if name and (looks_like_name(name) or text[start] in "'\""):
+        if name and (looks_like_name(name) or text[start] in "'\"`"):
             found.append(name)
     return found

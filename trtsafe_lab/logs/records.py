@@ -92,7 +92,7 @@ _TOKEN = re.compile(
 # a Python list of them printed as text ("['\\x1b[38;5;9m']", n988): no message text
 _ANSI = r"(?:\x1b|\\x1b|\\033|\\u001b)\[[0-9;]{0,32}[A-Za-z]"
 _ANSI_WRAPPER = r"\['(?:" + _ANSI + r"){1,4}'\]|" + _ANSI
-_ANSI_TAIL = re.compile(r"(?:" + _ANSI + r")+\s*$")
+_ANSI_TAIL = re.compile(r"(?:" + _ANSI + r"){1,8}[ \t]{0,64}$")
 # docker compose's service prefix before each line of a container's output ("triton-models-1    |
 # I0223 11:55:15.535936 123 logging.cc:43] ..."): a wrapper like a markdown quote, on every line
 _COMPOSE = r"[A-Za-z0-9][\w.-]{0,80}[-_]\d{1,4} {1,40}\|(?: |$)"

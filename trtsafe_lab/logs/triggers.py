@@ -47,7 +47,7 @@ _TAILS: dict[bytes, tuple[tuple[tuple[bytes, bytes], ...], tuple[tuple[bytes, by
         ((b"n node ", rb"-?\d"), (b"NVALID_NODE", b""), (b"nvalid Node", b"")),
         ((b"] ", _MARKERS), (b"NFO ", _MARKERS), (b"NFO: ", _MARKERS)),
     ),
-    b"F": (((b"]", b""),), ()),  # trtexec's [F]: kINTERNAL_ERROR
+    b"F": (((b"]", b""), (b"-TRT candidate", b"")), ()),  # trtexec's [F]: kINTERNAL_ERROR
     b"!": (((b"]", b""),), ()),  # Polygraphy's [!]: CRITICAL
     # A name after a "Layer: " label (TensorRT 7's untagged "Layer: X's output can not be used
     # as shape tensor."; "ONNX Layer: X" in autotuner lists).
@@ -58,7 +58,8 @@ _TAILS: dict[bytes, tuple[tuple[tuple[bytes, bytes], ...], tuple[tuple[bytes, by
     # its validators' "Falling back to PyTorch" / "will run in PyTorch" (see name_grammar.REFUSAL)
     b"P": (((b"yTorch", b""),), ()),
     # an app logger's tag for TensorRT's messages (tensorRT_Pro: "[error][f.cpp:30]:NVInfer: "),
-    # TF-TRT's segmenter leaving a node to TensorFlow, at INFO ("Not a TF-TRT candidate, ...")
+    # TF-TRT's segmenter leaving a node to TensorFlow, at INFO ("Not a TF-TRT candidate, ...";
+    # older "Blacklisted as", newer "Denylisted as TF-TRT candidate", matched from the "-TRT c")
     b"N": (((b"VInfer: ", b""), (b"ot a TF-TRT candidate", b"")), ()),
     # network validation's "Repeated layer name: X (layers must have distinct names)", quoted
     # without its "Error Code 4: Internal Error (" head
