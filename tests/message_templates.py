@@ -24,9 +24,12 @@ over the 0.5 GB the fetch allows). Single files of theirs were read with the sea
 ``read_file`` (one stored version each, at the commit recorded) and saved byte for byte, outside
 the project, as ``DIR/owner+name/COMMIT/PATH`` (``--stored``, default ``/tmp/rules2/stored``):
 :data:`STORED` lists them (TF-TRT's ``kernels/trt_engine_op.cc``, how the engine op falls back to
-TensorFlow and names itself; TensorRT-LLM's ``runtime/tllmRuntime.cpp``, its runtime's errors
-about engine I/O tensors). TF-TRT's ``convert_nodes.cc`` / ``segment.cc`` and TensorRT-LLM's
-plugins are not in the table yet (each a large file; see the issue notes).
+TensorFlow and names itself; its ``segment/segment.cc``, the segmenter's "Not a TF-TRT
+candidate" refusals, and ``convert/convert_graph.cc``, "TensorRT node X added for segment N ...
+failed ... Fallback to TF"; TensorRT-LLM's ``runtime/tllmRuntime.cpp``, its runtime's errors
+about engine I/O tensors). The index holds one version of each file, so their commits differ.
+TF-TRT's ``trt_optimization_pass.cc`` was read and names no node; ``convert_nodes.cc`` (the
+converters' own errors, ~250 kB) and TensorRT-LLM's plugins are not in the table yet.
 
 A *template* is one printed message with its inserted values replaced by placeholders:
 ``{node}`` (an ONNX node / FX node / TorchScript statement name), ``{layer}`` (a TensorRT layer
@@ -136,6 +139,20 @@ SOURCES: tuple[Source, ...] = (
 STORED: tuple[Source, ...] = (
     Source("tensorflow/tensorflow", "4c1a172f9ad2b873da446a0431dbf93a4fd20aa7", "TF 2.x (2020)",
            ("tensorflow/compiler/tf2tensorrt/kernels/trt_engine_op.cc",)),
+    # segment.cc: ``node`` is the SimpleNode being segmented, ``tf_node``/``in``/``src``/``dst``
+    # graph nodes, ``segment_root`` the name of the segment's root node
+    Source("tensorflow/tensorflow", "01e5c1fa3f50447eed39910e8b2832b0e1d93e24", "TF 2.x (2020)",
+           ("tensorflow/compiler/tf2tensorrt/segment/segment.cc",),
+           roles=(("node->name()", "node"), ("node->tf_node()->type_string()", "op"),
+                  ("node->type_string()", "op"), ("tf_node->name()", "node"),
+                  ("in->name()", "node"), ("src->name()", "node"), ("dst->name()", "node"),
+                  ("out_edge->dst()->name()", "node"), ("e->dst()->name()", "node"),
+                  ("segment_root", "node"))),
+    # convert_graph.cc: ``engine_name`` is the TRTEngineOp node's name ("TRTEngineOp_" + t)
+    Source("tensorflow/tensorflow", "00067a31352ca2b0316c4b87bb100d8434c4124e", "TF 1.x (2019)",
+           ("tensorflow/compiler/tf2tensorrt/convert/convert_graph.cc",),
+           roles=(("engine.engine_name", "node"), ("info.engine_name", "node"),
+                  ("node->name()", "node"), ("input_node->name()", "node"))),
     # ``name`` = mEngine->getIOTensorName(i); ``missing`` = what inferShapes reports missing
     Source("NVIDIA/TensorRT-LLM", "3c44cb974badec8966108b16054a99c0923e410d", "0.9-era",
            ("cpp/tensorrt_llm/runtime/tllmRuntime.cpp",),

@@ -296,11 +296,22 @@ def _tensorflow_templates(
 ) -> Iterator[tuple[int, str, str]]:
     """``LOG(LEVEL) << ...`` / ``VLOG(n) << ...`` (verbose) / ``LOG_WARNING_WITH_PREFIX << ...``
     (printed after "TF-TRT Warning: "), ``errors::Kind(...)`` statuses (exception) and
-    ``string msg = StrCat(...)`` logged by a ``LOG(LEVEL) << msg`` that follows."""
+    ``string msg = StrCat(...)`` logged by a ``LOG(LEVEL) << msg`` (or ``<< msg << ...``)
+    that follows."""
+    strcats = [(m.start(), m.group("var"), _balanced_args(text, m.end() - 1)[0])
+               for m in _TF_STRCAT_VAR.finditer(text)]
     for log in _TF_LOG.finditer(text):
         end = _statement_end(text, log.end())
         chain = [p for p in _split_top(text[log.end() : end], ("<<",)) if p not in _ENDS]
         template = _cpp_template(chain, roles)
+        if len(chain) > 1 and re.fullmatch(r"\w+", chain[0]):
+            # LOG(WARNING) << msg << " failed: " << status, msg = StrCat(...) just before
+            # (convert_graph.cc); a lone ``<< msg;`` is read below
+            made = [args for at, var, args in strcats
+                    if var == chain[0] and log.start() - 2000 < at < log.start()]
+            if made:
+                template = (_cpp_template(_split_top(made[-1], (",",)), roles)
+                            + _cpp_template(chain[1:], roles))
         if log.group("prefixed"):
             template = "TF-TRT Warning: " + template
         level = "verbose" if log.group("vlog") else (log.group("level") or "WARNING").lower()

@@ -3,13 +3,13 @@
 The templates are read from the committed table ``tests/fixtures/message_templates.tsv`` (test
 data, not shipped), derived from onnx/onnx-tensorrt, NVIDIA/TensorRT (pyOnnx, trtexec's
 samples/common at 11.1 and 10.16, trtexec_safe and the safety samples, Polygraphy),
-pytorch/TensorRT, TF-TRT (tensorflow/tensorflow's trt_engine_op.cc) and
-TensorRT-LLM (runtime/tllmRuntime.cpp) sources by ``python tests/message_templates.py`` (it needs
-git clones and saved files, so it cannot run in CI; the table records repo, commit, file and line
-per row). Each template
-is rendered as its tool prints it (the log prefix of its severity, a parser-error description
-inside every parser-error wrapper) with awkward real-looking names put in, and read with the
-full parser and the streaming scan:
+pytorch/TensorRT, TF-TRT (tensorflow/tensorflow's trt_engine_op.cc, segment.cc,
+convert_graph.cc) and TensorRT-LLM (runtime/tllmRuntime.cpp) sources by
+``python tests/message_templates.py`` (it needs git clones and saved files, so it cannot run in
+CI; the table records repo, commit, file and line per row). Each template is rendered as its
+tool prints it (the log prefix of its severity, a parser-error description inside every
+parser-error wrapper) with awkward real-looking names put in, and read with the full parser and
+the streaming scan:
 
 - error, critical (Polygraphy's "[!]"), exception and parser-error templates blame exactly the
   node / layer they name (the
@@ -18,10 +18,14 @@ full parser and the streaming scan:
 - debug-level refusals of Torch-TensorRT's converter validators ("converter rejected node",
   "falling back to PyTorch") blame the node, non-fatal;
 - info and verbose templates blame nothing (they name nodes being imported, registered, ...);
+- TF-TRT's segmenter refusal ``Not a TF-TRT candidate, (Op type: T), (Op name: X), (Reason: R)``
+  (VLOG) blames X, non-fatal, like Torch-TensorRT's;
 - warning templates in these sources are notices (deprecations, metadata hints) and blame
   nothing, except TF-TRT's: its engine op warns when it falls back to TensorFlow ("Engine
   creation for X failed. The native segment will be used instead.", "retrying with native
-  segment for X", "Failed to enqueue batch for TRT engine: X"), which blames the op, non-fatal;
+  segment for X", "Failed to enqueue batch for TRT engine: X", "TensorRT node X added for
+  segment N consisting of M nodes failed: ... Fallback to TF...") or leaves an op to it
+  ("Blacklisted as TF-TRT candidate"), which blames the op, non-fatal;
 - a tensor a template names is never reported as a layer (TensorRT-LLM's runtime names only its
   engine's I/O tensors), and an error, critical error or exception about a tensor (trtexec's
   "Cannot find input tensor with name ...", Polygraphy's "FAILED | Output: 'T' | ...") keeps
@@ -79,6 +83,9 @@ TORCHSCRIPT_NAMES = (
 # TF-TRT names its engine ops TRTEngineOp_N_M, under the scope of the function that holds them
 TF_NAMES = ("TRTEngineOp_0_0", "StatefulPartitionedCall/TRTEngineOp_000_001",
             "PartitionedCall/model.1/TRTEngineOp_3_2")
+# the nodes of a TensorFlow graph that TF-TRT's segmenter visits (segment.cc)
+TF_GRAPH_NAMES = ("StatefulPartitionedCall/model/conv2d/Conv2D",
+                  "model_1/block_3/cond/Identity", "resnet50/conv1_bn/FusedBatchNormV3")
 TENSOR = "/backbone/stem/Conv_output_0"
 WHEN = "[12/01/2026-10:00:00]"
 LETTER = {"error": "E", "warning": "W", "info": "I", "verbose": "V"}
@@ -86,7 +93,7 @@ LETTER = {"error": "E", "warning": "W", "info": "I", "verbose": "V"}
 
 def _names(row: dict[str, str]) -> tuple[str, ...]:
     if row["repo"] == "tensorflow/tensorflow":
-        return TF_NAMES
+        return TF_GRAPH_NAMES if row["file"].endswith("segment.cc") else TF_NAMES
     if row["repo"] != "pytorch/TensorRT":
         quoted = (QUOTED_SPACED_NAME,) if _DELIMITED.search(row["template"]) else ()
         return ONNX_NAMES + SPACED_NAMES + quoted
@@ -177,7 +184,9 @@ def _read(tmp_path: Path, text: str) -> list[dict[str, object]]:
     return rows
 
 
-_REFUSAL = re.compile(r"converter rejected node|[Ff]alling back to PyTorch|will run in PyTorch")
+# converter refusals: the op is left to the framework (Torch-TensorRT; TF-TRT's segmenter)
+_REFUSAL = re.compile(r"converter rejected node|[Ff]alling back to PyTorch|will run in PyTorch"
+                      r"|^Not a TF-TRT candidate")
 
 
 FAILING = ("error", "exception", "critical")  # severities that report a failure
@@ -246,6 +255,14 @@ KNOWN_GAPS: dict[str, str] = {
         " starts with the tensor name ('T: expected type ...'): tensors () read, T expected",
     "Input shape not specified: {tensor}": "TensorRT-LLM's 'Input shape not specified: T':"
                                            " tensors () read, T expected",
+    # tensorflow/compiler/tf2tensorrt/convert/convert_graph.cc:1062 (TF 1.x)
+    "TensorRT node {node} added for segment {value} consisting of {value} nodes failed":
+        "TF-TRT's 'TensorRT node TRTEngineOp_0 added for segment 0 consisting of N nodes"
+        " failed: ... Fallback to TF...' (W): nothing read, the engine op expected (fallback)",
+    # tensorflow/compiler/tf2tensorrt/segment/segment.cc:541
+    "Blacklisted as TF-TRT candidate, (Op type: {op}), (Op name: {node})":
+        "'Blacklisted as TF-TRT candidate, (Op type: T), (Op name: X)' (W, the op is left to"
+        " TensorFlow): nothing read, X expected",
 }
 # (wrapper, description) pairs the grammar reads wrongly: the wrapper's prefix, the whole
 # description
