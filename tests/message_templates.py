@@ -14,7 +14,9 @@ backend ``onnx_trt_backend.cpp`` too), NVIDIA/TensorRT's Python parser bindings
 ``samples/common`` (its own ``sample::gLogError << ...`` messages) at 11.1 and 10.16,
 trtexec_safe (``samples/trtSafeExec``) and the safety samples (their ``safeLogX`` messages) at
 11.1 and 10.16, Polygraphy (``tools/Polygraphy/polygraphy``, its ``G_LOGGER`` messages) at 11.1,
-and pytorch/TensorRT (Torch-TensorRT's TorchScript converters and its dynamo partitioner).
+open-mmlab/mmdeploy's TensorRT backend (``Failed to parse onnx, `` + the parser errors as
+pyOnnx prints them), and pytorch/TensorRT (Torch-TensorRT's TorchScript converters and its dynamo
+partitioner).
 onnx-tensorrt's 8.0-GA, 8.4-GA, 8.5-GA, 9.0-GA, 9.3 and 10.0-GA branches and its main of
 2024-05 (the newest in the snapshot) were read too and add no template, so they are not listed.
 TensorRT's own builder messages are not in any public source; the corpora cover them.
@@ -131,6 +133,9 @@ SOURCES: tuple[Source, ...] = (
             "tools/Polygraphy/polygraphy/*.py")),
     Source("NVIDIA/TensorRT", "d0faf303ba766f20cd9fd8c413a112fc2e5a397b", "10.16",
            ("samples/common/*.cpp", "samples/trtexec/*.cpp", *_TENSORRT_SAFETY)),
+    # mmdeploy's TensorRT backend raises the joined str(parser.get_error(i)) of pyOnnx
+    Source("open-mmlab/mmdeploy", "3f8604bd72e8e15d06b2e0552fe2fdb8f8de33c4", "main 2024-09",
+           ("mmdeploy/backend/tensorrt/utils.py",), roles=(("error_msgs", "desc"),)),
     Source("pytorch/TensorRT", "d7f2062810df37e4bbcfc9065b5f44f09aca7156", "main 2026-08",
            ("core/conversion/*.cpp", "core/partitioning/*.cpp",
             "py/torch_tensorrt/dynamo/*.py")),

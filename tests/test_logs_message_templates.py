@@ -123,11 +123,22 @@ DESCS = [row for row in ROWS if row["severity"] == "desc"]
 WRAPPERS = [row for row in ROWS if "{desc}" in row["template"]]
 
 
-def _wrapper_lines(wrapper: dict[str, str], desc: str, name: str) -> str:
+# how Python prints a parser error (str(parser.get_error(i)), pyOnnx.cpp): what a wrapper that
+# joins Python's parser errors (mmdeploy) puts in its {desc}
+PY_WRAPPERS = [row for row in WRAPPERS if row["file"] == "python/src/parsers/pyOnnx.cpp"]
+
+
+def _wrapper_lines(
+    wrapper: dict[str, str], desc: str, name: str, inner: dict[str, str] | None = None
+) -> str:
+    if inner is not None:
+        desc = _wrapper_lines(inner, desc, name) + "\n"
     filled = _fill(wrapper["template"].replace("{desc}", "\x00"), name)
     filled = filled.replace("\x00", desc)
     if wrapper["severity"] == "error":  # LOG_ERROR in ModelImporter.cpp
         return f"{WHEN} [E] [TRT] {wrapper['file']}:{wrapper['line']}: {filled}"
+    if wrapper["severity"] == "exception":  # mmdeploy's RuntimeError, as the traceback ends
+        return f"RuntimeError: {filled}"
     return filled  # Python prints str(parser.get_error(i)) as it is
 
 
@@ -211,7 +222,8 @@ def _row_id(row: dict[str, str]) -> str:
     return f"{row['repo'].split('/')[0]}:{row['file'].rsplit('/', 1)[-1]}:{row['line']}"
 
 
-SINGLE = [row for row in ROWS if row["severity"] not in ("desc", "wrapper")]
+# a template with {desc} is read inside test_parser_error_description_in_every_wrapper
+SINGLE = [row for row in ROWS if row["severity"] != "desc" and "{desc}" not in row["template"]]
 # Templates the grammar reads wrongly, each with why (strict: the xfail fails once it reads it).
 # Found by the templates of session 6 (Polygraphy, trtexec 10.16, trtexec_safe) and by the
 # tensors-column check now made of exceptions and Polygraphy's critical errors too; the rules
@@ -286,15 +298,20 @@ def _cases() -> list[object]:
 
 
 def _pair_cases() -> list[object]:
+    """(wrapper, description, inner wrapper) cases: a wrapper that joins Python's parser errors
+    (severity exception: mmdeploy) holds each description inside each pyOnnx wrapper."""
     cases: list[object] = []
     for wrapper in WRAPPERS:
+        inners = PY_WRAPPERS if wrapper["severity"] == "exception" else [None]
         for desc in DESCS:
-            gap = next((why for (w, d), why in KNOWN_PAIR_GAPS.items()
-                        if wrapper["template"].startswith(w) and desc["template"] == d),
-                       "")
-            marks = [pytest.mark.xfail(strict=True, reason=gap)] if gap else []
-            cases.append(pytest.param(wrapper, desc, marks=marks,
-                                      id=f"{_row_id(desc)}-{_row_id(wrapper)}"))
+            for inner in inners:
+                gap = next((why for (w, d), why in KNOWN_PAIR_GAPS.items()
+                            if wrapper["template"].startswith(w) and desc["template"] == d),
+                           "")
+                marks = [pytest.mark.xfail(strict=True, reason=gap)] if gap else []
+                within = f"-in-{_row_id(inner)}" if inner else ""
+                cases.append(pytest.param(wrapper, desc, inner, marks=marks,
+                                          id=f"{_row_id(desc)}-{_row_id(wrapper)}{within}"))
     return cases
 
 
@@ -313,7 +330,7 @@ def test_table_is_derived_with_its_provenance() -> None:
         assert re.search(r"\{(?:node|layer|tensor|desc)\}", row["template"]), row
     repos = {row["repo"] for row in ROWS}
     assert repos == {"onnx/onnx-tensorrt", "NVIDIA/TensorRT", "pytorch/TensorRT",
-                     "tensorflow/tensorflow", "NVIDIA/TensorRT-LLM"}
+                     "tensorflow/tensorflow", "NVIDIA/TensorRT-LLM", "open-mmlab/mmdeploy"}
     templates = {row["template"] for row in ROWS}
     files = {row["file"] for row in ROWS}
     for file in ("samples/trtSafeExec/trtSafeExec.cpp", "onnx_trt_backend.cpp",
@@ -350,17 +367,17 @@ def test_template_blames_exactly_its_node(tmp_path: Path, row: dict[str, str]) -
             assert not any(r["fatal"] for r in rows if r["layer"])
 
 
-@pytest.mark.parametrize(("wrapper", "desc"), _pair_cases())
+@pytest.mark.parametrize(("wrapper", "desc", "inner"), _pair_cases())
 def test_parser_error_description_in_every_wrapper(
-    tmp_path: Path, wrapper: dict[str, str], desc: dict[str, str]
+    tmp_path: Path, wrapper: dict[str, str], desc: dict[str, str], inner: dict[str, str] | None
 ) -> None:
     quoted = (QUOTED_SPACED_NAME,) if _DELIMITED.search(desc["template"]) else ()
     names = ONNX_NAMES + SPACED_NAMES + quoted
     for name in names:
-        text = _wrapper_lines(wrapper, _fill(desc["template"], name), name)
+        text = _wrapper_lines(wrapper, _fill(desc["template"], name), name, inner)
         rows = _read(tmp_path, text)
         layers = {r["layer"] for r in rows if r["layer"]}
-        named = "{node}" in desc["template"] or "{node}" in wrapper["template"]
+        named = any("{node}" in row["template"] for row in (desc, wrapper, inner) if row)
         assert layers == ({name} if named else set()), (text, layers)
         assert all(r["category"].startswith("parser-") for r in rows if r["layer"])
 
