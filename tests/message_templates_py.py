@@ -5,8 +5,8 @@ reader for ``tests/message_templates.py``, test data).
 
 A value's placeholder comes from a source's ``roles`` table (a variable whose meaning the code
 around it fixes), from the expression (``node.name``, ``tensor.name``, ``op``), or, for ``name``,
-``x_name`` or ``x.name``, from the words just before it (``Tensor: {name}``, ``for input: {name}``,
-``Layer: {context.name}``): :func:`_py_role`.
+``x_name`` (not ``attr_name``, ``file_name``, ...) or ``x.name``, from the words just before it
+(``Tensor: {name}``, ``for input: {name}``, ``Layer: {context.name}``): :func:`_py_role`.
 """
 
 from __future__ import annotations
@@ -28,6 +28,11 @@ _TENSOR_ATTR = re.compile(
 )
 
 
+# names of things that are not graph nodes, layers or tensors
+_OTHER_NAME = re.compile(r"(?:\w*_)?(?:attr|func|file|class|module|model|type|cap|install|runner"
+                         r"|plugin|dir|path|user_type|key)_name$")
+
+
 def _py_role(expr: str, before: str = "", roles: Mapping[str, str] | None = None) -> str:
     if roles and expr in roles:
         return roles[expr]
@@ -39,7 +44,7 @@ def _py_role(expr: str, before: str = "", roles: Mapping[str, str] | None = None
         return "node"
     if _TENSOR_ATTR.fullmatch(expr):
         return "tensor"
-    if re.fullmatch(r"(?:\w+_)?name|\w+\.name", expr):  # a name, not any value after "input:"
+    if re.fullmatch(r"(?:\w+_)?name|\w+\.name", expr) and not _OTHER_NAME.match(expr):
         tail = before.rstrip(" `'\"").lower()
         if tail.endswith(("tensor:", "tensor", "input:", "output:")):
             return "tensor"

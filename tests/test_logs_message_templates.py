@@ -463,6 +463,7 @@ G_LOGGER.verbose(f"Node with topological id: {node_id} has empty name. Renaming 
 G_LOGGER.extra_verbose(f"Linting node: {node.name}")
 G_LOGGER.critical(f"for DistCollective node {dist_name}")
 logger.debug(f"Reused SymInt from input: {expr} -> {value}")
+G_LOGGER.warning(f"Unsupported attribute for Constant node: {attr_name}")
 """
     assert list(py_templates(source)) == [
         (2, "critical", "Tensor: {tensor} does not exist in the model."),
@@ -472,4 +473,5 @@ logger.debug(f"Reused SymInt from input: {expr} -> {value}")
         (6, "verbose", "Node with topological id: {value} has empty name. Renaming to: {value}"),
         (8, "critical", "for DistCollective node {node}"),
         (9, "verbose", "Reused SymInt from input: {value} -> {value}"),
+        (10, "warning", "Unsupported attribute for Constant node: {value}"),
     ]
