@@ -16,7 +16,7 @@ trtexec_safe (``samples/trtSafeExec``) and the safety samples (their ``safeLogX`
 11.1 and 10.16, Polygraphy (``tools/Polygraphy/polygraphy``, its ``G_LOGGER`` messages) at 11.1,
 open-mmlab/mmdeploy's TensorRT backend (``Failed to parse onnx, `` + the parser errors as
 pyOnnx prints them), and pytorch/TensorRT (Torch-TensorRT's TorchScript converters and its dynamo
-partitioner).
+partitioner, and v1.4.0's TorchScript converters, lowering and runtime).
 onnx-tensorrt's 8.0-GA, 8.4-GA, 8.5-GA, 9.0-GA, 9.3 and 10.0-GA branches and its main of
 2024-05 (the newest in the snapshot) were read too and add no template, so they are not listed.
 TensorRT's own builder messages are not in any public source; the corpora cover them.
@@ -139,6 +139,10 @@ SOURCES: tuple[Source, ...] = (
     Source("pytorch/TensorRT", "d7f2062810df37e4bbcfc9065b5f44f09aca7156", "main 2026-08",
            ("core/conversion/*.cpp", "core/partitioning/*.cpp",
             "py/torch_tensorrt/dynamo/*.py")),
+    # the TorchScript front end as Torch-TensorRT 1.x users ran it (lowering, runtime too)
+    Source("pytorch/TensorRT", "7d1d807731c95ffbaa980a3742e289d4184b7871", "v1.4.0",
+           ("core/conversion/*.cpp", "core/partitioning/*.cpp", "core/lowering/*.cpp",
+            "core/runtime/*.cpp")),
 )
 # Files saved from the search tool's read_file (see the module docstring): exact paths.
 STORED: tuple[Source, ...] = (

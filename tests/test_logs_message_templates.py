@@ -267,6 +267,14 @@ KNOWN_GAPS: dict[str, str] = {
         " starts with the tensor name ('T: expected type ...'): tensors () read, T expected",
     "Input shape not specified: {tensor}": "TensorRT-LLM's 'Input shape not specified: T':"
                                            " tensors () read, T expected",
+    # core/conversion/converters/impl/interpolate.cpp:341, 469, 643 (Torch-TensorRT v1.4.0)
+    "Unable to convert node: {node}\\nupsample_linear": "the line after 'Unable to convert node:"
+        " X' starts 'upsample_linear1d only supports ...': X and 'upsample_linear1d' read, X"
+        " expected",
+    # core/runtime/TRTEngine.cpp:77 (Torch-TensorRT v1.4.0)
+    "Expected {value} to be true but got false\\nUnable to determine binding index for input":
+        "'Unable to determine binding index for input T' (a TORCHTRT_CHECK): tensors () read,"
+        " T expected",
     # tensorflow/compiler/tf2tensorrt/convert/convert_graph.cc:1062 (TF 1.x)
     "TensorRT node {node} added for segment {value} consisting of {value} nodes failed":
         "TF-TRT's 'TensorRT node TRTEngineOp_0 added for segment 0 consisting of N nodes"
