@@ -8,7 +8,7 @@ every template; the package never reads it, so neither this script nor the table
 
 It reads real sources with ``git show COMMIT:PATH`` from local clones (``DIR/owner+name/repo``,
 default ``/work/.mirror``), without compiling anything. The sources and commits are
-:data:`SOURCES`: onnx/onnx-tensorrt at four releases (7.2.1, 8.2, 8.6.1, 10.1; its ONNXIFI
+:data:`SOURCES`: onnx/onnx-tensorrt at five releases (7.2.1, 8.2, 8.6.1, 10.1, 7.1; its ONNXIFI
 backend ``onnx_trt_backend.cpp`` too), NVIDIA/TensorRT's Python parser bindings
 (``python/src/parsers/pyOnnx.cpp``: how a parser error is printed, old and new), trtexec's
 ``samples/common`` (its own ``sample::gLogError << ...`` messages) at 11.1 and 10.16,
@@ -17,8 +17,9 @@ trtexec_safe (``samples/trtSafeExec``) and the safety samples (their ``safeLogX`
 open-mmlab/mmdeploy's TensorRT backend (``Failed to parse onnx, `` + the parser errors as
 pyOnnx prints them), and pytorch/TensorRT (Torch-TensorRT's TorchScript converters and its dynamo
 partitioner, and v1.4.0's TorchScript converters, lowering and runtime).
-onnx-tensorrt's 8.0-GA, 8.4-GA, 8.5-GA, 9.0-GA, 9.3 and 10.0-GA branches and its main of
-2024-05 (the newest in the snapshot) were read too and add no template, so they are not listed.
+onnx-tensorrt's 5.1, 6.0, 7.0, 8.0-GA, 8.4-GA, 8.5-GA, 9.0-GA, 9.3 and 10.0-GA branches and its
+main of 2024-05 (the newest in the snapshot) were read too and add no template, so they are not
+listed.
 TensorRT's own builder messages are not in any public source; the corpora cover them.
 
 TF-TRT (tensorflow/tensorflow) and TensorRT-LLM cannot be cloned here (2.4 and 2.5 GB snapshots,
@@ -123,6 +124,8 @@ SOURCES: tuple[Source, ...] = (
     Source("onnx/onnx-tensorrt", "6ba67d3428e05f690145373ca87fb8d32f98df45", "8.6.1",
            _ONNX_TRT_FILES),
     Source("onnx/onnx-tensorrt", "96e781103cfc4adf4a6bb557e94bac8e693f6f4c", "10.1",
+           _ONNX_TRT_FILES),
+    Source("onnx/onnx-tensorrt", "7994a464a839c4a1123b544c82dcd2e448526610", "7.1",
            _ONNX_TRT_FILES),
     Source("NVIDIA/TensorRT", "052281f0ab795b6c1a19047dc8a449cd397995a9", "8.x",
            ("python/src/parsers/pyOnnx.cpp",)),
