@@ -264,13 +264,14 @@ KNOWN_GAPS: dict[str, str] = {
                                                    " for T': tensors () read, T expected",
     # cpp/tensorrt_llm/runtime/tllmRuntime.cpp:130, 137, 176
     "[TensorRT-LLM][ERROR] Assertion failed: {tensor}: expected ": "a TensorRT-LLM assertion that"
-        " starts with the tensor name ('T: expected type ...'): tensors () read, T expected",
+        " starts with the tensor name ('T: expected type ...', 'T: expected N dims ...'):"
+        " tensors () read, T expected",
     "Input shape not specified: {tensor}": "TensorRT-LLM's 'Input shape not specified: T':"
                                            " tensors () read, T expected",
     # core/conversion/converters/impl/interpolate.cpp:341, 469, 643 (Torch-TensorRT v1.4.0)
     "Unable to convert node: {node}\\nupsample_linear": "the line after 'Unable to convert node:"
-        " X' starts 'upsample_linear1d only supports ...': X and 'upsample_linear1d' read, X"
-        " expected",
+        " X' starts 'upsample_linearNd only supports ...' (N = 1, 2, 3): X and"
+        " 'upsample_linearNd' read, X expected",
     # core/runtime/TRTEngine.cpp:77 (Torch-TensorRT v1.4.0)
     "Expected {value} to be true but got false\\nUnable to determine binding index for input":
         "'Unable to determine binding index for input T' (a TORCHTRT_CHECK): tensors () read,"
