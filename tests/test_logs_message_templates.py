@@ -227,9 +227,10 @@ SINGLE = [row for row in ROWS if row["severity"] != "desc" and "{desc}" not in r
 # Templates the grammar reads wrongly, each with why (strict: the xfail fails once it reads it).
 # Found by the templates of session 6 (Polygraphy, trtexec 10.16, trtexec_safe) and by the
 # tensors-column check now made of exceptions and Polygraphy's critical errors too; the rules
-# (rules4) fix them, this table only lists them (rules4 read 26 of the 34 right: Polygraphy's
+# (rules4) fix them, this table only lists them (rules4 read 32 of the 34 right: Polygraphy's
 # tensors and ' | ' subjects, trtexec's 'Layer X has', Torch-TensorRT's binding/allocator
-# tensors and op-kind limits, TF-TRT's 'Blacklisted as' candidates).
+# tensors and op-kind limits, TF-TRT's 'Blacklisted as' candidates and 'TensorRT node X added
+# for segment' fallback, TensorRT-LLM's tensor subjects, the ONNXIFI backend's wrappers).
 KNOWN_GAPS: dict[str, str] = {
     # tools/multi_device/subtool/shard.py:52 (read right for plain names; the awkward name
     # 'head's "conv":0' at the end of the message reads as a possessive)
@@ -238,27 +239,10 @@ KNOWN_GAPS: dict[str, str] = {
     # py/torch_tensorrt/dynamo/conversion/truncate_double.py:86
     "Sought module node {node}, could not find in graph": "an AssertionError naming an FX module"
                                                           " node: nothing read, the node expected",
-    # cpp/tensorrt_llm/runtime/tllmRuntime.cpp:130, 137, 176
-    "[TensorRT-LLM][ERROR] Assertion failed: {tensor}: expected ": "a TensorRT-LLM assertion that"
-        " starts with the tensor name ('T: expected type ...', 'T: expected N dims ...'):"
-        " tensors () read, T expected",
-    "Input shape not specified: {tensor}": "TensorRT-LLM's 'Input shape not specified: T':"
-                                           " tensors () read, T expected",
-    # tensorflow/compiler/tf2tensorrt/convert/convert_graph.cc:1062 (TF 1.x)
-    "TensorRT node {node} added for segment {value} consisting of {value} nodes failed":
-        "TF-TRT's 'TensorRT node TRTEngineOp_0 added for segment 0 consisting of N nodes"
-        " failed: ... Fallback to TF...' (W): nothing read, the engine op expected (fallback)",
 }
 # (wrapper, description) pairs the grammar reads wrongly: the wrapper's prefix, the whole
 # description
-KNOWN_PAIR_GAPS: dict[tuple[str, str], str] = {
-    # onnx_trt_backend.cpp:289 (the ONNXIFI backend prints a parser error on stderr)
-    ("Parsing error: {desc} at ", "Invalid Node - {node}"): "'Parsing error: Invalid Node - X at"
-        " FILE:LINE (FUNC).': the name runs on to the end ('X at ModelImporter.cpp:743"
-        " (parseGraph).' read)",
-    ("Parsing error: {desc} at ", "Exception occurred in - {node}\\n{value}"):
-        "'Parsing error: Exception occurred in - X': nothing read, X expected",
-}
+KNOWN_PAIR_GAPS: dict[tuple[str, str], str] = {}
 
 
 def _cases() -> list[object]:

@@ -69,6 +69,10 @@ _FAILED_VALIDATION = re.compile(
 # failed. The native segment will be used instead.", tensorflow's trt_engine_op.cc).
 _TF_TRT_ENGINE_OP = re.compile(
     rf"(?:Engine creation|[Bb]uilding engine) for (?P<name>\S{{1,{MAX_NAME_CHARS}}}?) failed"
+    # TF 1.x convert_graph.cc: "TensorRT node X added for segment 0 consisting of 9 nodes
+    # failed: ... Fallback to TF..."
+    rf"|TensorRT node (?P<added>\S{{1,{MAX_NAME_CHARS}}}) added for segment \d{{1,9}} consisting"
+    r" of \d{1,9} nodes failed"
 )
 # At run time TF-TRT runs the TensorFlow segment instead of the engine ("Running native segment
 # forPartitionedCall/TRTEngineOp_0_1 due to failure in verifying input shapes: ..." - newer
@@ -105,6 +109,7 @@ def _status_node(text: str, start: int) -> str:
     return rest[:-1] if rest.endswith('"') else rest
 _GET_BEST_TACTIC = re.compile(r"(?:GPU|[Cc]uda) error during getBestTactic: ")
 _INVALID_NODE = re.compile(r"(?:Invalid Node|Exception occurred in) - ")
+_WRAPPER_LOCATION = re.compile(r" at [\w./\\-]{1,300}:\d{1,9} \(\w{1,200}\)\.?$")
 _IN_NODE_NAMED = re.compile(
     rf"In node -?\d{{1,9}} with name: {_NAME} and operator: "
 )
@@ -224,9 +229,9 @@ def line_names(text: str) -> list[tuple[str, str]]:
     if "validation" in text and "Layer " in text:
         for match in itertools.islice(_FAILED_VALIDATION.finditer(text), MAX_MATCHES):
             out.append((match.group("name"), ""))
-    if "ngine creation for" in text or "uilding engine for" in text:
+    if "ngine creation for" in text or "uilding engine for" in text or "for segment" in text:
         for match in itertools.islice(_TF_TRT_ENGINE_OP.finditer(text), MAX_MATCHES):
-            out.append((match.group("name"), "build-failed"))
+            out.append((match.group("name") or match.group("added"), "build-failed"))
     if "native segment for" in text or "batch for TRT engine" in text:
         for match in itertools.islice(_TF_TRT_NATIVE.finditer(text), MAX_MATCHES):
             # trt_engine_op.cc: "Engine retrieval for input shapes: S failed. Running native
@@ -248,7 +253,10 @@ def line_names(text: str) -> list[tuple[str, str]]:
     if "Invalid Node - " in text or "occurred in - " in text:
         invalid = _INVALID_NODE.search(text)
         if invalid:  # the rest of the line (was ".+?\s*$": quadratic on a run of spaces)
-            out.append((text[invalid.end() :].rstrip().rstrip("*`"), "parser-error"))
+            node = text[invalid.end() :].rstrip().rstrip("*`")
+            # the ONNXIFI backend's "Parsing error: Invalid Node - X at FILE:LINE (FUNC)."
+            where = _WRAPPER_LOCATION.search(node)
+            out.append((node[: where.start()] if where else node, "parser-error"))
     if "with name: " in text:
         unsupported = "UNSUPPORTED" in text or "not found" in text
         for match in itertools.islice(_IN_NODE_NAMED.finditer(text), MAX_MATCHES):

@@ -114,6 +114,8 @@ _TENSOR = re.compile(
     # Torch-TensorRT's runtime: "Unable to determine binding index for input T", "Failed to set
     # output allocator for T"
     r"|\bbinding index for (?:input|output) |\boutput allocator for "
+    # TensorRT-LLM's runtime: "Input shape not specified: T"
+    r"|\bshape not specified: "
 )
 
 
@@ -310,7 +312,10 @@ _TENSOR_REASON = re.compile(
     r"|dynamic input is missing dimensions|network input that is |Input dimensions with this name"
     # the UFF parser's check of an input's registered dimensions ("UFFParser: Parser error:
     # input_2: Invalid number of Dimensions 0": a graph input, which becomes a network input)
-    r"|Invalid number of Dimensions )"
+    r"|Invalid number of Dimensions "
+    # TensorRT-LLM's runtime checks of an engine I/O tensor (tllmRuntime.cpp: "T: expected type X,
+    # provided type Y", "T: expected N dims, provided M dims", "T: expected dim[0] = 1, ...")
+    r"|expected (?:type |dim\[|-?\d{1,9} dims, provided))"
 )
 
 
@@ -321,7 +326,13 @@ def tensor_names(text: str) -> list[str]:
     reason = _TENSOR_REASON.search(text) if ": " in text else None
     if reason is not None:
         subject = leading_name(text)
-        if subject and text.startswith(subject, reason.start() - len(subject)):
+        if not (subject and text.startswith(subject, reason.start() - len(subject))):
+            # the clause before the reason ("Assertion failed: T: expected type ...", where
+            # a C++ condition may stand as well: only a token shaped like a name counts)
+            before = text[max(0, reason.start() - MAX_NAME_CHARS) : reason.start()]
+            subject = before[before.rfind(": ") + 2 :] if ": " in before else before
+            subject = subject if looks_like_name(subject) and " " not in subject else ""
+        if subject:
             found.append(subject)
     if ("ensor" not in text and "Input for node" not in text and "put: " not in text
             and " for " not in text):

@@ -36,7 +36,8 @@ _ABSL = tuple((bytes([digit]), rb"\d{3} \d") for digit in _DIGITS)  # E0510 12:3
 # first byte -> error tails, marker tails; a tail is (literal head, regex for the rest).
 _TAILS: dict[bytes, tuple[tuple[tuple[bytes, bytes], ...], tuple[tuple[bytes, bytes], ...]]] = {
     b"E": (
-        ((b"]", b""), (b"RROR", b""), (b"rror", b""), *_TF, *_ABSL),
+        ((b"]", b""), (b"RROR", b""), (b"rror", b""), (b"xception occurred in - ", b""), *_TF,
+         *_ABSL),
         ((b"ngine ", rb"(?:built|deserialized|loaded) in"),),
     ),
     b"W": (
