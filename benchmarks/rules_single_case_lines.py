@@ -25,6 +25,7 @@ import datetime as dt
 import re
 import sys
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 
 from train_cases import REPO, StudyCase, shared_cases, train_cases
@@ -85,55 +86,42 @@ def run(cases: list[StudyCase]) -> tuple[dict[str, dict[int, set[str]]],
     return lines, arcs
 
 
+def _structure(pattern: str) -> Iterator[tuple[int, str, int]]:
+    """(index, character, group depth after it) of each character of a regular expression's
+    text that is neither escaped nor inside a character class."""
+    depth, index, in_class = 0, 0, False
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            if pattern.startswith(("]", "^]"), index + 1):  # a "]" first is a member
+                index += 2 if pattern[index + 1] == "]" else 3
+                continue
+        else:
+            depth += {"(": 1, ")": -1}.get(char, 0)
+            yield index, char, depth
+        index += 1
+
+
 def alternatives(pattern: str) -> list[str]:
     """The top-level ``|`` alternatives of a regular expression's text (a pattern that is one
     non-capturing group, ``(?:a|b)``, is opened first)."""
-    while pattern.startswith("(?:") and _group_end(pattern, 0) == len(pattern):
+    while pattern.startswith("(?:") and next(
+        (i for i, char, depth in _structure(pattern) if char == ")" and depth == 0), -1
+    ) == len(pattern) - 1:
         pattern = pattern[3:-1]
-    parts, depth, last, index, in_class = [], 0, 0, 0, False
-    while index < len(pattern):
-        char = pattern[index]
-        if char == "\\":
-            index += 2
-            continue
-        if in_class:
-            in_class = char != "]"
-        elif char == "[":
-            in_class = True
-            if pattern.startswith("]", index + 1) or pattern.startswith("^]", index + 1):
-                index += 2 if pattern[index + 1] == "]" else 3
-                continue
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-        elif char == "|" and depth == 0:
+    parts, last = [], 0
+    for index, char, depth in _structure(pattern):
+        if char == "|" and depth == 0:
             parts.append(pattern[last:index])
             last = index + 1
-        index += 1
     parts.append(pattern[last:])
     return parts
-
-
-def _group_end(pattern: str, start: int) -> int:
-    depth, index, in_class = 0, start, False
-    while index < len(pattern):
-        char = pattern[index]
-        if char == "\\":
-            index += 2
-            continue
-        if in_class:
-            in_class = char != "]"
-        elif char == "[":
-            in_class = True
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-            if depth == 0:
-                return index + 1
-        index += 1
-    return -1
 
 
 def rule_patterns() -> list[tuple[str, re.Pattern[str]]]:
