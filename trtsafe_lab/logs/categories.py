@@ -226,36 +226,34 @@ MAX_RULE_MATCHES = 16  # matches of one category rule looked at in one message
 
 def rule_category(message: str) -> str:
     """The first category whose rule matches anywhere in ``message`` ("" when none)."""
-    locations = _locations(message)
-    for name, pattern in CATEGORY_RULES:
-        for match in itertools.islice(pattern.finditer(message), MAX_RULE_MATCHES):
-            if not _in_location(name, match.start(), locations):
-                return name
-    return ""
+    return _first_category(message, outside_names=False)
 
 
 def message_category(message: str) -> str:
     """The category of a record's wording: the first rule with a match outside the tokens shaped
     like layer names (``Reshape_3: Using attribute allowzero ...`` is no shape error; a source
     location such as ``[myelinBuilderUtils.cpp::...]`` keeps its words)."""
-    locations = _locations(message)
+    category = _first_category(message, outside_names=True)
+    return category or ("shape" if _SHAPE_LOCATION.search(message) else "")
+
+
+def _first_category(message: str, *, outside_names: bool) -> str:
+    """The first category with a rule match that counts: outside the tokens shaped like layer
+    names when ``outside_names``; for :data:`_NOT_FROM_LOCATION`, outside source locations."""
     for name, pattern in CATEGORY_RULES:
         for match in itertools.islice(pattern.finditer(message), MAX_RULE_MATCHES):
-            if _inside_a_name(message, match.start(), match.end()):
+            if outside_names and _inside_a_name(message, match.start(), match.end()):
                 continue
-            if not _in_location(name, match.start(), locations):
+            if name not in _NOT_FROM_LOCATION or not _in_location(message, match.start()):
                 return name
-    return "shape" if _SHAPE_LOCATION.search(message) else ""
+    return ""
 
 
-def _locations(message: str) -> list[tuple[int, int]]:
-    return [m.span() for m in _LOCATION.finditer(message)] if "::" in message else []
-
-
-def _in_location(category: str, position: int, locations: list[tuple[int, int]]) -> bool:
-    """Is a match of ``category``'s rule at ``position`` inside a source location that cannot
-    decide that category (see :data:`_NOT_FROM_LOCATION`)?"""
-    return category in _NOT_FROM_LOCATION and any(s <= position < e for s, e in locations)
+def _in_location(message: str, position: int) -> bool:
+    """Is ``position`` inside a source location ``[file.cpp::function::line]`` of ``message``?"""
+    return "::" in message and any(
+        where.start() <= position < where.end() for where in _LOCATION.finditer(message)
+    )
 
 
 def _inside_a_name(text: str, start: int, end: int) -> bool:
