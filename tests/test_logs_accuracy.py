@@ -110,8 +110,8 @@ def test_shared_corpus_stays_exact(
 @pytest.mark.xfail(strict=True, reason=(
     "issue 11's floor is not met: set-aside exact match was 222/246 (90.2%; batch 1 55/58, "
     "batch 2 48/52, batch 3 55/60, batch 4 38/46, batch 5 26/30) when the rules of the fifth "
-    "round were frozen on 2026-12-02; the rules are not tuned on set-aside cases, so issue 11 stays "
-    "open. strict: when the floor is met this xfail fails, and the marker must go."))
+    "round were frozen on 2026-12-02; the rules are not tuned on set-aside cases, so issue 11 "
+    "stays open. strict: when the floor is met this xfail fails, and the marker must go."))
 def test_setaside_split_meets_the_floor(
     scored: tuple[dict[str, dict[str, Any]], list[CaseResult]],
 ) -> None:
