@@ -149,7 +149,6 @@ def rule_patterns() -> list[tuple[str, re.Pattern[str]]]:
     return found
 
 
-_TEMPLATE_TEXTS: list[str] = []
 TEMPLATES = REPO / "tests" / "fixtures" / "message_templates.tsv"
 
 
@@ -163,8 +162,7 @@ def _templates() -> list[str]:
 def alternative_cases(cases: list[StudyCase]) -> list[tuple[str, str, set[str]]]:
     """(pattern label, alternative, ids of the cases with a line it matches) of every
     alternative of every rule pattern (flags kept; one that does not compile alone skipped)."""
-    global _TEMPLATE_TEXTS
-    _TEMPLATE_TEXTS = _templates()
+    templates = _templates()
     texts = {c.case_id: c.path.read_bytes().decode("utf-8", "replace").splitlines()
              for c in cases}
     out = []
@@ -178,7 +176,7 @@ def alternative_cases(cases: list[StudyCase]) -> list[tuple[str, str, set[str]]]
             except re.error:
                 continue
             ran = {cid for cid, lines in texts.items() if any(alone.search(t) for t in lines)}
-            backed = any(alone.search(t) for t in _TEMPLATE_TEXTS)
+            backed = any(alone.search(t) for t in templates)
             out.append((label, part, ran | ({"template"} if backed else set())))
     return out
 
