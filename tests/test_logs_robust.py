@@ -230,14 +230,50 @@ def test_line_numbers_of_offsets_match_counting(data: bytes, where: list[float],
 
 
 def test_first_bytes_of_a_pattern() -> None:
-    from trtsafe_lab.logs.scan_bytes import ALL_BYTES, first_bytes
+    from trtsafe_lab.logs.triggers import rest_first_bytes
 
-    assert first_bytes(rb"-?\d") == frozenset(b"-0123456789")
-    assert first_bytes(rb"(?:ab|c)?(?:d|e{2,3})x") == frozenset(b"acde")
-    assert first_bytes(rb"(?:\[T\w{0,20}\] )?Go") == frozenset(b"[G")
-    assert first_bytes(rb"[a-c]") == frozenset(b"abc")
-    for anything in (rb"x*", rb"[^a]", rb".", rb"\s", rb"(?:a|)"):
-        assert first_bytes(anything) == ALL_BYTES
+    assert rest_first_bytes(rb"-?\d") == frozenset(b"-0123456789")
+    assert rest_first_bytes(rb"(?:ab|c)?(?:d|e{2,3})x") == frozenset(b"acde")
+    assert rest_first_bytes(rb"(?:|a)x") == frozenset(b"ax")
+    assert rest_first_bytes(rb"(?:\[T\w{0,20}\] )?Go") == frozenset(b"[G")
+    assert rest_first_bytes(rb"[a-c]") == frozenset(b"abc")
+    assert rest_first_bytes(rb"\.x") == frozenset(b".")
+    for anything in (b"", rb"x*", rb"[^a]", rb".", rb"\s", rb"(?:a|)", rb"(?=a)b", rb"a{0,3}"):
+        assert rest_first_bytes(anything) is None
+
+
+def test_bytes_after_each_head_read_from_the_triggers_own_patterns() -> None:
+    """Drift test: every rest of ``HEAD_RESTS`` is read (none falls back to "any byte", which
+    would keep every ``[I] `` line a candidate), and in every trigger match of the corpus logs
+    and the fuzz fragments, the byte after the head is one its rest may begin with."""
+    import re
+
+    from trtsafe_lab.logs.triggers import HEAD_RESTS, TRIGGER_GROUPS, rest_first_bytes
+
+    follows = {}
+    for head, rest in HEAD_RESTS:
+        if rest:
+            assert rest_first_bytes(rest) is not None, rest
+            assert all(re.match(rest, bytes([b]) + b" ") is None  # a sample of the others
+                       for b in set(range(256)) - rest_first_bytes(rest))
+        follows[head] = rest_first_bytes(rest)
+    markers = next(rest for head, rest in HEAD_RESTS if head == b"I] ")
+    assert rest_first_bytes(markers) == frozenset(b"[SLGFI")
+    logs = Path(__file__).parent / "data" / "logs" / "cases"
+    shared = Path(__file__).parents[2] / "shared" / "corpus" / "build-logs"
+    texts = [p.read_bytes() for p in sorted(logs.glob("*.log")) + sorted(shared.glob("*/*.log"))]
+    texts.append(b"\n".join(FRAGMENTS))
+    checked = 0
+    for data in texts:
+        for _, pattern in TRIGGER_GROUPS:
+            for hit in re.finditer(pattern, data):
+                for head, allowed in follows.items():
+                    after = hit.start() + len(head)
+                    if allowed is not None and data.startswith(head, hit.start()) and \
+                            re.match(dict(HEAD_RESTS)[head], data[after:hit.end()]):
+                        assert data[after] in allowed, hit.group()
+                        checked += 1
+    assert checked > 100
 
 
 def test_prefilter_drops_a_literal_followed_by_a_byte_no_trigger_goes_on_with() -> None:

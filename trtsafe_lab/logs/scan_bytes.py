@@ -9,7 +9,6 @@ newline counting the scan's line numbers need.
 
 from __future__ import annotations
 
-import functools
 import re
 from typing import Any
 
@@ -23,12 +22,8 @@ from trtsafe_lab.logs.triggers import (
     PREFIXES3,
     TRIGGER_GROUPS,
     TRIGGER_SPAN,
+    rest_first_bytes,
 )
-
-try:  # the regular expressions' parser, for the bytes a trigger's rest can begin with
-    import re._parser as _sre  # Python >= 3.11
-except ImportError:  # pragma: no cover - Python 3.10
-    import sre_parse as _sre
 
 _PATTERNS = {first[0]: re.compile(pattern) for first, pattern in TRIGGER_GROUPS}
 _FIRST_BYTES = tuple(_PATTERNS)
@@ -41,63 +36,7 @@ for _prefix in PREFIXES2:
     _LUT2[_prefix[0] << 8 | _prefix[1]] = 1
 _SET3 = np.array(sorted(p[0] << 16 | p[1] << 8 | p[2] for p in PREFIXES3), dtype=np.uint32)
 
-
-
 ALL_BYTES = frozenset(range(256))
-_CATEGORY_BYTES = {
-    _sre.CATEGORY_DIGIT: frozenset(b"0123456789"),
-    _sre.CATEGORY_WORD: frozenset(
-        b"0123456789_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-    ),
-}
-
-
-@functools.cache  # a few distinct patterns, each parsed once
-def first_bytes(pattern: bytes) -> frozenset[int]:
-    """The bytes a match of ``pattern`` (a bytes regular expression, no flags) can begin with;
-    :data:`ALL_BYTES` when it can match the empty string or uses anything this does not read
-    (an over-large set only keeps more candidates, never drops a match)."""
-    found, empty = _first_of(_sre.parse(pattern).data)
-    return ALL_BYTES if empty else found
-
-
-def _first_of(items: Any) -> tuple[frozenset[int], bool]:
-    """(bytes the sequence ``items`` of parsed nodes can begin with, whether it can be empty)."""
-    found: frozenset[int] = frozenset()
-    for op, value in items:
-        if op is _sre.LITERAL:
-            step, empty = frozenset((value,)), False
-        elif op is _sre.IN:
-            step, empty = _in_set(value), False
-        elif op is _sre.SUBPATTERN:
-            step, empty = _first_of(value[-1])
-        elif op is _sre.BRANCH:
-            parts = [_first_of(branch) for branch in value[1]]
-            step = frozenset().union(*(part for part, _ in parts))
-            empty = any(can for _, can in parts)
-        elif op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT):
-            step, empty = _first_of(value[2])
-            empty = empty or value[0] == 0
-        else:  # anything else: any byte, maybe empty
-            return ALL_BYTES, True
-        found |= step
-        if not empty:
-            return found, False
-    return found, True
-
-
-def _in_set(items: Any) -> frozenset[int]:
-    found: set[int] = set()
-    for op, value in items:
-        if op is _sre.LITERAL:
-            found.add(value)
-        elif op is _sre.RANGE:
-            found.update(range(value[0], value[1] + 1))
-        elif op is _sre.CATEGORY and value in _CATEGORY_BYTES:
-            found.update(_CATEGORY_BYTES[value])
-        else:  # a negated set, another category: any byte
-            return ALL_BYTES
-    return frozenset(found)
 
 
 def literal_checks() -> tuple[Any, Any, Any, Any, Any]:
@@ -125,7 +64,7 @@ def literal_checks() -> tuple[Any, Any, Any, Any, Any]:
             if head.startswith(common):
                 follow |= (
                     frozenset((head[len(common)],)) if len(head) > len(common)
-                    else first_bytes(rest) if rest else ALL_BYTES
+                    else rest_first_bytes(rest) or ALL_BYTES
                 )
         if len(common) > len(key) or follow != ALL_BYTES:
             word = int.from_bytes(common.ljust(8, b"\0"), "little")

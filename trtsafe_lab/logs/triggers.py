@@ -136,3 +136,88 @@ HEAD_RESTS: tuple[tuple[bytes, bytes], ...] = tuple(
 # are their first two or three bytes). The scan drops a candidate position whose bytes do not
 # begin one of them before any regex runs.
 LITERAL_HEADS: frozenset[bytes] = frozenset(head for head, _ in HEAD_RESTS)
+
+
+
+def rest_first_bytes(rest: bytes) -> frozenset[int] | None:
+    """The bytes a match of ``rest`` (a bytes regular expression of :data:`HEAD_RESTS`) can
+    begin with: which bytes may follow its head in a trigger (the scan's prefilter,
+    :mod:`trtsafe_lab.logs.scan_bytes`, drops a candidate followed by any other). None: any byte
+    may (``rest`` can match the empty string, or uses a form not read here: a negated set, ``.``,
+    ``\\s``, a lookaround). Read: literal bytes, escaped ones, ``\\d``, ``\\w``, ``[...]``
+    sets of bytes and ranges, ``(?:...|...)`` groups, and the quantifiers ``?``, ``*``, ``+``,
+    ``{m,n}``."""
+    first = _first_of(rest)
+    return None if first is None or first[1] else first[0]
+
+
+_WORD_BYTES = frozenset(b"0123456789_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_CLASS_BYTES = {b"d": frozenset(_DIGITS), b"w": _WORD_BYTES}
+_QUANTIFIER = re.compile(rb"(?:\?|\*|\+|\{(\d*)(?:,\d*)?\})\??")
+
+
+def _first_of(rest: bytes) -> tuple[frozenset[int], bool] | None:
+    """(bytes a match of ``rest`` can begin with, whether it can be empty); None: not read."""
+    found: frozenset[int] = frozenset()
+    pos = 0
+    while pos < len(rest):
+        atom = _atom(rest, pos)
+        if atom is None:
+            return None
+        step, empty, pos = atom
+        quantifier = _QUANTIFIER.match(rest, pos)
+        if quantifier is not None:
+            empty = empty or quantifier.group()[:1] in b"?*" or quantifier.group(1) in (b"", b"0")
+            pos = quantifier.end()
+        found |= step
+        if not empty:
+            return found, False
+    return found, True
+
+
+def _atom(rest: bytes, pos: int) -> tuple[frozenset[int], bool, int] | None:
+    """(first bytes of the atom at ``rest[pos]``, whether it can be empty, where it ends); None:
+    not read."""
+    byte = rest[pos : pos + 1]
+    if byte == b"\\":
+        escaped = rest[pos + 1 : pos + 2]
+        if escaped in _CLASS_BYTES:
+            return _CLASS_BYTES[escaped], False, pos + 2
+        return None if escaped.isalnum() else (frozenset(escaped), False, pos + 2)
+    if byte == b"[":
+        end = rest.find(b"]", pos + 2)
+        body = rest[pos + 1 : end]
+        if end == -1 or body.startswith(b"^") or b"\\" in body:
+            return None
+        members = {c for i, c in enumerate(body) if c != 45 or i in (0, len(body) - 1)}
+        for low, high in re.findall(rb"(.)-(.)", body, re.S):
+            members.update(range(low[0], high[0] + 1))
+        return frozenset(members), False, end + 1
+    if rest.startswith(b"(?:", pos):
+        depth, end, start, branches = 0, pos, pos + 3, []
+        while end < len(rest):
+            char = rest[end : end + 1]
+            if char == b"\\":
+                end += 1
+            elif char == b"(":
+                depth += 1
+            elif char == b")":
+                depth -= 1
+                if depth == 0:
+                    break
+            elif char == b"|" and depth == 1:
+                branches.append(rest[start:end])
+                start = end + 1
+            end += 1
+        branches.append(rest[start:end])
+        either: frozenset[int] = frozenset()
+        empty = False
+        for branch in branches:
+            first = _first_of(branch)
+            if first is None:
+                return None
+            either, empty = either | first[0], empty or first[1]
+        return either, empty, end + 1
+    if not byte or byte in b".^$()|*+?{}":
+        return None
+    return frozenset(byte), False, pos + 1
