@@ -34,7 +34,6 @@ import sys
 import threading
 from array import array
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 # chunk number, new lines start, end, offsets (-1: skipped), tail, tail line
@@ -70,21 +69,33 @@ def spare_cpu() -> bool:
     return running < len(os.sched_getaffinity(0))
 
 
-@dataclass
 class ChunkTriggers:
     """What the child found in chunk ``number`` of the scan's buffer (offsets into it): the
     chunk's new lines are ``[begin, end)``; ``offsets``: the first trigger of each line holding
     one, ``lines`` their line numbers counted from the buffer's first line (0); the context kept
     for the next chunk starts at ``tail`` (line ``tail_line`` of the buffer; both 0 for the last
-    chunk)."""
+    chunk). A plain class, not a dataclass or named tuple: this module loads before the worker
+    is forked, and ``dataclasses`` (with ``inspect``, ~7 ms) loads with the parser after it."""
 
-    number: int
-    begin: int
-    end: int
-    offsets: list[int]
-    lines: list[int]
-    tail: int
-    tail_line: int
+    __slots__ = ("begin", "end", "lines", "number", "offsets", "tail", "tail_line")
+
+    def __init__(
+        self,
+        number: int,
+        begin: int,
+        end: int,
+        offsets: list[int],
+        lines: list[int],
+        tail: int,
+        tail_line: int,
+    ) -> None:
+        self.number = number
+        self.begin = begin
+        self.end = end
+        self.offsets = offsets
+        self.lines = lines
+        self.tail = tail
+        self.tail_line = tail_line
 
 
 class PreadReader(io.RawIOBase):
