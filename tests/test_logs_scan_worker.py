@@ -260,3 +260,37 @@ def test_a_worker_that_fails_leaves_the_rest_to_the_parent(
     assert scan_failures(log, chunk_bytes=65_536, worker=True) == expected
     assert served[0] > 0 and served[1] > 0
     assert "worker bug for the test" in capfd.readouterr().err
+
+
+def test_the_parent_waits_for_the_first_chunk_and_loads_no_bytes_pass(
+    corpus_dir: Path, tmp_path: Path, alone: bool
+) -> None:
+    """The worker is forked before numpy and Hyperscan load and claims the first chunk before
+    it loads them: the parent waits for that chunk (its wait made long here, so that a slow
+    machine cannot make it take the chunk over) and, the worker sending every chunk, loads
+    neither; the rows are those of the scan without a worker."""
+    if alone:
+        return
+    log = tmp_path / "big.log"
+    data = _corpus_log(corpus_dir)
+    log.write_bytes(data * (1 + (scan_chunks.SMALL_FILE_BYTES // len(data))))  # not "small"
+    code = (
+        "import sys\n"
+        "from trtsafe_lab.logs import scan_worker\n"
+        "from trtsafe_lab.logs.scan import scan_failures\n"
+        "scan_worker.FIRST_WAIT_SECONDS = 60\n"
+        f"rows = scan_failures({str(log)!r}, chunk_bytes=64 << 20, worker=True)\n"
+        "print(len(rows), hash(repr(rows)))\n"
+        "print(sorted(m for m in ('numpy', 'hyperscan', 'trtsafe_lab.logs.scan_bytes')"
+        " if m in sys.modules))\n"
+        f"rows = scan_failures({str(log)!r}, chunk_bytes=64 << 20, worker=False)\n"
+        "print(len(rows), hash(repr(rows)))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+    )
+    with_worker, loaded, without = result.stdout.splitlines()
+    assert result.returncode == 0, result.stderr
+    assert with_worker == without and int(with_worker.split()[0]) > 100
+    assert loaded == "[]"
