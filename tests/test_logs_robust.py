@@ -170,7 +170,9 @@ def test_context_tail_found_with_numpy_matches_rfind(pieces: list[bytes], where:
 
     data = b"".join(pieces) or b"\n"
     end = max(1, round(where * len(data)))
-    assert tail_start(data, end, CONTEXT_LINES) == _tail_start_by_rfind(data, end, CONTEXT_LINES)
+    expected = _tail_start_by_rfind(data, end, CONTEXT_LINES)
+    assert tail_start(data, end, CONTEXT_LINES) == expected
+    assert tail_start(data, end, CONTEXT_LINES, plain=True) == expected
 
 
 def test_hyperscan_pass_equals_re_on_every_corpus_log() -> None:
@@ -199,6 +201,7 @@ def test_line_numbers_of_offsets_match_counting(data: bytes, where: list[float],
 
     offsets = sorted(round(w * len(data)) for w in where)
     tail = round(at * len(data))
-    lines, tail_line = lines_of(bytearray(data) + b"\n\n", offsets, 7, tail)
-    assert lines == [7 + data.count(b"\n", 0, offset) for offset in offsets]
-    assert tail_line == 7 + data.count(b"\n", 0, tail)
+    for plain in (False, True):  # numpy's count; bytes.count (the worker's first chunk)
+        lines, tail_line = lines_of(bytearray(data) + b"\n\n", offsets, 7, tail, plain)
+        assert lines == [7 + data.count(b"\n", 0, offset) for offset in offsets]
+        assert tail_line == 7 + data.count(b"\n", 0, tail)

@@ -262,13 +262,12 @@ def test_a_worker_that_fails_leaves_the_rest_to_the_parent(
     assert "worker bug for the test" in capfd.readouterr().err
 
 
-def test_the_parent_waits_for_the_first_chunk_and_loads_no_bytes_pass(
+def test_the_parent_loads_no_bytes_pass_when_the_worker_sends_every_chunk(
     corpus_dir: Path, tmp_path: Path, alone: bool
 ) -> None:
-    """The worker is forked before numpy and Hyperscan load and claims the first chunk before
-    it loads them: the parent waits for that chunk (its wait made long here, so that a slow
-    machine cannot make it take the chunk over) and, the worker sending every chunk, loads
-    neither; the rows are those of the scan without a worker."""
+    """The worker is forked before numpy and Hyperscan load: a parent whose worker sends every
+    chunk (it waits for all of them here) loads neither; the rows are those of the scan without
+    a worker."""
     if alone:
         return
     log = tmp_path / "big.log"
@@ -276,21 +275,57 @@ def test_the_parent_waits_for_the_first_chunk_and_loads_no_bytes_pass(
     log.write_bytes(data * (1 + (scan_chunks.SMALL_FILE_BYTES // len(data))))  # not "small"
     code = (
         "import sys\n"
-        "from trtsafe_lab.logs import scan_worker\n"
+        "from trtsafe_lab.logs import scan_chunks\n"
         "from trtsafe_lab.logs.scan import scan_failures\n"
-        "scan_worker.FIRST_WAIT_SECONDS = 60\n"
-        f"rows = scan_failures({str(log)!r}, chunk_bytes=64 << 20, worker=True)\n"
+        "scan_chunks.WAIT_FOR_WORKER = True\n"
+        f"rows = scan_failures({str(log)!r}, chunk_bytes=1 << 20, worker=True)\n"
         "print(len(rows), hash(repr(rows)))\n"
         "print(sorted(m for m in ('numpy', 'hyperscan', 'trtsafe_lab.logs.scan_bytes')"
         " if m in sys.modules))\n"
-        f"rows = scan_failures({str(log)!r}, chunk_bytes=64 << 20, worker=False)\n"
+        f"rows = scan_failures({str(log)!r}, chunk_bytes=1 << 20, worker=False)\n"
         "print(len(rows), hash(repr(rows)))\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=False,
         env={**os.environ, "PYTHONHASHSEED": "0"},
     )
-    with_worker, loaded, without = result.stdout.splitlines()
     assert result.returncode == 0, result.stderr
+    with_worker, loaded, without = result.stdout.splitlines()
     assert with_worker == without and int(with_worker.split()[0]) > 100
     assert loaded == "[]"
+
+
+def test_the_parent_waits_for_a_first_chunk_the_worker_claimed(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, alone: bool
+) -> None:
+    """The worker claims its first chunk before loading its modules (slow: 0.3 s here): the
+    parent waits for that chunk's answer, without reading ahead meanwhile, and takes it; the
+    chunks after it are waited for at most MAX_WAIT_SECONDS as before."""
+    if alone:
+        return
+    from trtsafe_lab.logs import scan_worker
+    from trtsafe_lab.logs.scan_worker import ChunkTriggers
+
+    monkeypatch.setattr(scan_worker, "FIRST_WAIT_SECONDS", 60.0)
+    log = tmp_path / "x.log"
+    log.write_bytes(b"[E] x\n" * 1000)
+
+    def work(fd: int, start: int, send: object, progress: scan_worker.Progress) -> None:
+        progress.begin(0)
+        time.sleep(0.3)  # loading its modules
+        send(ChunkTriggers(0, 0, 6000, [0, 6], [0, 1], 0, 0))  # type: ignore[operator]
+
+    with open(log, "rb") as handle:
+        helper = TriggerWorker.start(handle.fileno(), 0, work)
+        assert helper is not None
+        read_ahead: list[int] = []
+        try:
+            waited = 0.0  # the parent asks once the worker has claimed the chunk (as the CLI
+            while scan_worker._POSITION.unpack_from(helper._shared, scan_worker._AT)[0] < 0:
+                time.sleep(0.001)  # does: it loads the parser's modules first)
+                waited += 0.001
+                assert waited < 30
+            found = helper.triggers(0, 0, 6000, lambda: read_ahead.append(0))
+        finally:
+            helper.close()
+    assert found is not None and found.offsets == [0, 6] and read_ahead == []

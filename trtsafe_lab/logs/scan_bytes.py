@@ -16,7 +16,6 @@ from __future__ import annotations
 from typing import Any
 
 import hyperscan
-import numpy as np
 
 from trtsafe_lab.logs.triggers import TRIGGER_GROUPS
 
@@ -83,10 +82,12 @@ def trigger_offsets(
 
 
 def lines_of(
-    data: bytes | bytearray, offsets: list[int], first_line: int, tail: int
+    data: bytes | bytearray, offsets: list[int], first_line: int, tail: int, plain: bool = False
 ) -> tuple[list[int], int]:
     """Line numbers of ``offsets`` (ascending) in ``data``, whose first line is
-    ``first_line``, and the line number at offset ``tail`` (each byte counted about once)."""
+    ``first_line``, and the line number at offset ``tail`` (each byte counted about once).
+    ``plain``: count with ``bytes.count`` only (no numpy import: the worker's first chunk)."""
+    count = _count_plain if plain else count_newlines
     lines = []
     line = first_line
     cursor = 0
@@ -94,26 +95,43 @@ def lines_of(
         if offset - cursor < 4096:
             line += data.count(b"\n", cursor, offset)
         else:
-            line += count_newlines(data, cursor, offset)
+            line += count(data, cursor, offset)
         cursor = offset
         lines.append(line)
     if tail >= cursor:
-        return lines, line + count_newlines(data, cursor, tail)
-    return lines, line - count_newlines(data, tail, cursor)
+        return lines, line + count(data, cursor, tail)
+    return lines, line - count(data, tail, cursor)
+
+
+def _count_plain(data: bytes | bytearray, start: int, end: int) -> int:
+    return data.count(b"\n", start, end)
 
 
 def count_newlines(data: bytes | bytearray, start: int, end: int) -> int:
-    """Number of newlines in ``data[start:end]`` (numpy counts long ranges ~3x faster)."""
+    """Number of newlines in ``data[start:end]`` (numpy counts long ranges ~10x faster; it is
+    imported on the first long one)."""
     if end - start < 4096:
         return data.count(b"\n", start, end)
+    import numpy as np
+
     view = np.frombuffer(data, dtype=np.uint8, count=end - start, offset=start)
     return int(np.count_nonzero(view == 10))
 
 
-def tail_start(chunk: bytes | bytearray, end: int, lines: int) -> int:
+def tail_start(chunk: bytes | bytearray, end: int, lines: int, plain: bool = False) -> int:
     """Offset of the last ``lines`` complete lines of ``chunk[:end]``: just after the
     ``lines``-th newline before ``chunk[end - 1]`` (0 when there are fewer), found with numpy
-    on growing pieces from the end (one ``rfind`` per line cost more than that)."""
+    on growing pieces from the end (one ``rfind`` per line cost more than that); ``plain``:
+    with ``rfind`` (no numpy import)."""
+    if plain:
+        pos = end - 1
+        for _ in range(lines):
+            pos = chunk.rfind(b"\n", 0, pos)
+            if pos == -1:
+                return 0
+        return pos + 1
+    import numpy as np
+
     high = end - 1
     need = lines
     piece = 1 << 16

@@ -133,27 +133,33 @@ def worker_part(chunk_bytes: int, path: str | os.PathLike[str]) -> Work:
     def work(
         fd: int, start: int, send: Callable[[ChunkTriggers], None], progress: Progress
     ) -> None:
-        # The first chunk is claimed before numpy and Hyperscan load (~70 ms): the parent,
-        # loading the parser's modules meanwhile, waits for it instead of loading them too.
+        # The first chunk is claimed before Hyperscan loads (~25 ms with its database; numpy
+        # loads after that chunk is sent): the parent, loading the parser's modules meanwhile,
+        # waits for it instead of loading them too.
         wanted = progress.begin(0)
         from trtsafe_lab.logs import scan_bytes
 
         chunks = Chunks(PreadReader(fd, start), chunk_bytes, path)
         scratch = scan_bytes.Scratch()
         while True:
-            if chunks.number >= 0:
+            # the first chunk counted without numpy (loaded once it is sent, before the second
+            # is claimed: the parent is still parsing the first then)
+            plain = chunks.number < 0
+            if not plain:
                 wanted = progress.begin(chunks.number + 1)  # the parent waits for it from here
             chunks.read()
             buf, end, number, begin = chunks.buf, chunks.end, chunks.number, chunks.context_end
-            tail = 0 if chunks.eof else scan_bytes.tail_start(buf, end, CONTEXT_LINES)
+            tail = 0 if chunks.eof else scan_bytes.tail_start(buf, end, CONTEXT_LINES, plain)
             if wanted:
                 offsets = scan_bytes.trigger_offsets(buf, end, scratch, begin)
-                lines, tail_line = scan_bytes.lines_of(buf, offsets, 0, tail)
+                lines, tail_line = scan_bytes.lines_of(buf, offsets, 0, tail, plain)
                 send(ChunkTriggers(number, begin, end, offsets, lines, tail, tail_line))
             else:
                 send(skipped(number, begin, end))
             if chunks.eof:
                 return
+            if plain:  # numpy loaded before the next chunk is claimed (the parent waits then)
+                import numpy  # noqa: F401
             chunks.advance(tail, 0)  # line numbers relative to each chunk's buffer
 
     return work
@@ -187,7 +193,7 @@ class OwnTriggers:
         """Where the last CONTEXT_LINES complete lines of ``data[:end]`` start."""
         if not self.small:
             return self._bytes.tail_start(data, end, CONTEXT_LINES)
-        pos = end - 1
+        pos = end - 1  # as tail_start(plain=True), without importing scan_bytes
         for _ in range(CONTEXT_LINES):
             pos = data.rfind(b"\n", 0, pos)
             if pos == -1:

@@ -34,6 +34,7 @@ import signal
 import struct
 import sys
 import threading
+import time
 from array import array
 from collections.abc import Callable
 from typing import Any
@@ -217,9 +218,13 @@ class TriggerWorker:
                 # The child claimed its first chunk before loading its modules: the wait is
                 # shorter than this process loading them too to find the chunk's triggers.
                 self._first = False
-                if select.select([self._fd], [], [], FIRST_WAIT_SECONDS)[0]:
-                    self._receive(wait=True)
-                    continue
+                deadline = time.monotonic() + FIRST_WAIT_SECONDS
+                while self._fd is not None and number not in self._chunks:
+                    left = deadline - time.monotonic()
+                    if left <= 0 or not select.select([self._fd], [], [], left)[0]:
+                        break
+                    self._receive(wait=True)  # a piece of the message, or the pipe's end
+                continue
             # The child is reading this chunk: the parent waits for it, and takes the next one
             # over (the child skips it): the parent waits only where it is the faster. Not for
             # long: a child that gets no CPU (a busy machine) is not waited for.
