@@ -8,6 +8,7 @@ same messages and names, so a row's wrapped lines are kept per distinct text.
 
 from __future__ import annotations
 
+import operator
 import shutil
 import textwrap
 from collections.abc import Iterable, Iterator, Mapping
@@ -21,6 +22,12 @@ if TYPE_CHECKING:
 
 INDENT = "    "
 WRAP_CACHE_CHARS = 4 << 20  # characters of wrapped texts kept for reuse (then the cache restarts)
+# What a failure block shows besides its line number (without --onnx): the header's fields, the
+# layer, tensors, message and explanation.
+_BLOCK_COLUMNS = (
+    C.SEVERITY, C.FATAL, C.PHASE, C.CATEGORY, C.ERROR_CODE, C.LAYER, C.TENSORS, C.MESSAGE,
+    C.EXPLANATION_ID,
+)
 
 
 def _width() -> int:
@@ -161,6 +168,10 @@ def failure_text(
     layer_, line_, log_, explanation_, tensors_, message_, onnx_op_ = (
         C.LAYER, C.LINE, C.LOG, C.EXPLANATION_ID, C.TENSORS, C.MESSAGE, C.ONNX_OP
     )
+    # A row's block after its line number, per the values it is made of (its line apart):
+    # repeated rows (an error-dense log repeats its failing output) cost one look-up.
+    blocks = _BodyCache()
+    block_of = operator.itemgetter(*_BLOCK_COLUMNS) if not onnx else None
     for row in rows:
         count += 1
         is_fatal = row[fatal_]
@@ -168,6 +179,27 @@ def failure_text(
         layer = row[layer_]
         if layer:
             named.add(layer)
+        explanation_id = row.get(explanation_, "")
+        block_key: tuple[Any, ...] | None = None
+        if block_of is not None:
+            try:
+                block_key = (block_of(row), explanation_id in shown)
+                block = blocks.get(block_key)
+            except (KeyError, TypeError):  # a column missing, a list of tensors: no caching
+                block_key = block = None
+            if block is not None:
+                if explanation_id:
+                    shown.add(explanation_id)
+                if log_ in row:
+                    out.append(f"{row[log_]}  line {row[line_]}  {block}")
+                else:
+                    out.append(f"line {row[line_]}  {block}")
+                chars += len(block) + 20
+                if chars >= piece_chars:
+                    out.append("")  # the newline after the piece's last block
+                    yield "\n".join(out)
+                    out, chars = [], 0
+                continue
         code = row.get(code_)
         fields = (row[severity_], is_fatal, row[phase_], row[category_], code)
         tail = tails.get(fields)
@@ -181,7 +213,6 @@ def failure_text(
             if not _missing(code):
                 header.append(f"Error Code {code}")
             tail = tails[fields] = "  ".join(header)
-        explanation_id = row.get(explanation_, "")
         tensors = row.get(tensors_) or ()
         key = (
             layer,
@@ -198,6 +229,8 @@ def failure_text(
         elif explanation_id:
             shown.add(explanation_id)
         # the header line and the block after it (one list item: joined by newlines the same)
+        if block_key is not None:
+            blocks.put(block_key, f"{tail}\n{body}", len(tail) + len(body))
         if log_ in row:
             out.append(f"{row[log_]}  line {row[line_]}  {tail}\n{body}")
         else:
@@ -242,8 +275,11 @@ class _BodyCache:
     def get(self, key: tuple[Any, ...]) -> str | None:
         return self._items.get(key)
 
-    def put(self, key: tuple[Any, ...], body: str) -> None:
-        size = len(key[0]) + len(key[3])
+    def put(self, key: tuple[Any, ...], body: str, size: int | None = None) -> None:
+        """Keep ``body``; ``size``: the characters it counts for (default: its key's layer and
+        message)."""
+        if size is None:
+            size = len(key[0]) + len(key[3])
         if self._chars + size > WRAP_CACHE_CHARS:
             self._items.clear()
             self._chars = 0
