@@ -329,3 +329,49 @@ def test_the_parent_waits_for_a_first_chunk_the_worker_claimed(
         finally:
             helper.close()
     assert found is not None and found.offsets == [0, 6] and read_ahead == []
+
+
+@pytest.mark.parametrize("change", ["truncate-half", "truncate-empty", "grow", "rewrite"])
+def test_a_log_changed_during_the_scan_gives_rows_or_a_clear_error(
+    corpus_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, served: list[int],
+    change: str, alone: bool,
+) -> None:
+    """A log rewritten while it is scanned (a build re-run overwriting it): shrunk, emptied,
+    grown or its bytes replaced after the third chunk, while the worker reads ahead. Both
+    processes read with ``preadv`` into their own buffers (no file mapping, nothing that a
+    shorter file could fault), so the scan ends with rows (or a LogReadError, a clear one);
+    the worker is reaped either way."""
+    if alone:
+        return
+    from trtsafe_lab.logs.source import LogReadError
+
+    log = tmp_path / "big.log"
+    data = _corpus_log(corpus_dir)
+    data = data * (1 + (scan_chunks.SMALL_FILE_BYTES // len(data)))  # the Hyperscan path
+    log.write_bytes(data)
+    original = TriggerWorker.triggers  # the served fixture's count of the worker's answers
+
+    def changing(self: TriggerWorker, number: int, *more: object) -> object:
+        if number == 3:
+            if change == "truncate-half":
+                os.truncate(log, len(data) // 2)
+            elif change == "truncate-empty":
+                os.truncate(log, 0)
+            elif change == "grow":
+                with open(log, "ab") as out:
+                    out.write(data[: len(data) // 3])
+            else:
+                with open(log, "r+b") as out:
+                    out.write(bytes(reversed(data)))
+        return original(self, number, *more)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(TriggerWorker, "triggers", changing)
+    try:
+        rows = scan_failures(log, chunk_bytes=1 << 20, worker=True)
+    except LogReadError as err:
+        assert str(log) in str(err)
+    else:
+        assert all(isinstance(row, dict) and row["line"] >= 1 for row in rows)
+    assert served[0] + served[1] > 3  # the worker ran: its chunks were asked for
+    with pytest.raises(ChildProcessError):  # no child left behind (reaped)
+        os.waitpid(-1, os.WNOHANG)
