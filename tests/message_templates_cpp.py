@@ -57,8 +57,10 @@ def _cpp_role(expr: str, before: str, roles: Mapping[str, str] | None = None) ->
         return "node"
     if re.fullmatch(r"(?:this->)?name\(\)", e):
         return "node"  # TensorFlow's OpKernel::name(): the op's node name (TF-TRT's engine op)
-    if re.search(r"layer\w*->getName\(\)", e):
+    if re.search(r"layer\w*->getName\(\)", e) or e == "layerName":
         return "layer"
+    if re.fullmatch(r"\w*(?:Idx|Index|_idx|_index)", e):
+        return "value"  # an index ("Set output " << outputIdx << " of layer " << layerName)
     if re.search(
         r"\.output\(\d+\)|\.input\(\d+\)|inputName|outputName|\binput_name\b|\boutput_name\b"
         r"|tensorName|\binput\.name\(\)"
@@ -218,7 +220,8 @@ def cpp_templates(
         if any(p in ("endl", "std::endl") or p.endswith('\\n"') for p in chain):
             template = _cpp_template([p for p in pending if p not in ("endl", "std::endl")], roles)
             pending = []
-            yield first_line, "error", template
+            # a parser error printed whole (onnx_trt_backend.cpp: "Parsing error: " << desc())
+            yield first_line, "wrapper" if "{desc}" in template else "error", template
     # the first statement written to each std::ostringstream
     for decl in _OSTREAM_DECL.finditer(text):
         var = decl.group("var")
@@ -230,7 +233,12 @@ def cpp_templates(
         logged = re.compile(
             r"LOG_(VERBOSE|INFO|WARNING|ERROR)\(\s*" + re.escape(var) + r"\.str\(\)"
         ).search(text, end, end + 4000)
-        severity = logged.group(1).lower() if logged else "desc"
+        if _safe_logged(text, var, end):
+            continue  # read whole by _safety_templates
+        thrown = re.compile(r"throw\s+[\w:]+\(\s*" + re.escape(var) + r"\.str\(\)\s*\)").search(
+            text, end, end + 400
+        )
+        severity = logged.group(1).lower() if logged else "exception" if thrown else "desc"
         if severity == "desc" and template.startswith("{"):
             continue  # a name being built ("{node}_meshgrid_reshape_"), not a message
         yield line_of(write.start()), severity, template
@@ -270,6 +278,7 @@ def cpp_templates(
             yield line, "wrapper", template
     yield from _tensorflow_templates(text, line_of, roles)
     yield from _tensorrt_llm_templates(text, line_of, roles)
+    yield from _safety_templates(text, line_of, roles)
 
 
 # --- TensorFlow (TF-TRT) ---------------------------------------------------------------------
@@ -287,11 +296,22 @@ def _tensorflow_templates(
 ) -> Iterator[tuple[int, str, str]]:
     """``LOG(LEVEL) << ...`` / ``VLOG(n) << ...`` (verbose) / ``LOG_WARNING_WITH_PREFIX << ...``
     (printed after "TF-TRT Warning: "), ``errors::Kind(...)`` statuses (exception) and
-    ``string msg = StrCat(...)`` logged by a ``LOG(LEVEL) << msg`` that follows."""
+    ``string msg = StrCat(...)`` logged by a ``LOG(LEVEL) << msg`` (or ``<< msg << ...``)
+    that follows."""
+    strcats = [(m.start(), m.group("var"), _balanced_args(text, m.end() - 1)[0])
+               for m in _TF_STRCAT_VAR.finditer(text)]
     for log in _TF_LOG.finditer(text):
         end = _statement_end(text, log.end())
         chain = [p for p in _split_top(text[log.end() : end], ("<<",)) if p not in _ENDS]
         template = _cpp_template(chain, roles)
+        if len(chain) > 1 and re.fullmatch(r"\w+", chain[0]):
+            # LOG(WARNING) << msg << " failed: " << status, msg = StrCat(...) just before
+            # (convert_graph.cc); a lone ``<< msg;`` is read below
+            made = [args for at, var, args in strcats
+                    if var == chain[0] and log.start() - 2000 < at < log.start()]
+            if made:
+                template = (_cpp_template(_split_top(made[-1], (",",)), roles)
+                            + _cpp_template(chain[1:], roles))
         if log.group("prefixed"):
             template = "TF-TRT Warning: " + template
         level = "verbose" if log.group("vlog") else (log.group("level") or "WARNING").lower()
@@ -361,3 +381,58 @@ def _tensorrt_llm_templates(
         elif args:
             severity = "exception" if call.group("throw") else _TLLM_LEVEL[call.group("level")]
             yield line_of(call.start()), severity, _printf_template(args[0], args[1:], roles)
+
+
+# --- TensorRT's safety samples (trtexec_safe, sampleSafeMNIST) ------------------------------
+# samples/common/safeCommon.h: safeLogX(recorder, desc) prints "[MM/DD/YYYY-hh:mm:ss] [E] desc"
+# through the ISafeRecorder (Debug prints "[D]"; no TensorRT tool prints that letter elsewhere,
+# and none of its messages name anything, so it is read as verbose)
+_SAFE_LOG = re.compile(r"\bsafeLog(?P<level>Error|Warning|Info|Verbose|Debug)\s*\(")
+_SAFE_LEVEL = {"Error": "error", "Warning": "warning", "Info": "info", "Verbose": "verbose",
+               "Debug": "verbose"}
+_MANIPULATOR = re.compile(r"std::(?:hex|dec|fixed|boolalpha|set\w+\(.*\))")
+
+
+def _safe_logged(text: str, var: str, after: int) -> bool:
+    """Whether a ``safeLogX(recorder, var.str())`` follows the write ending at ``after``."""
+    return re.compile(
+        r"safeLog\w+\(\s*[\w*]+\s*,\s*" + re.escape(var) + r"\.str\(\)"
+    ).search(text, after, after + 400) is not None
+
+
+def _stream_writes(text: str, var: str, before: int) -> list[str]:
+    """The ``<<`` chain written to stream ``var`` since it was declared, emptied
+    (``var.str("")``) or last logged (the branch that logged it returned: trtSafeExec.cpp's
+    setUpTensor) up to ``before``, manipulators (std::hex, std::setw(n)) left out."""
+    start = 0
+    name = re.escape(var)
+    for reset in re.finditer(
+        r"stringstream\s+" + name + r"\b|\b" + name + r'\.str\(""\)'
+        r"|safeLog\w+\(\s*[\w*]+\s*,\s*" + name + r"\.str\(\)\s*\)",
+        text[:before],
+    ):
+        start = reset.end()
+    chain: list[str] = []
+    for write in re.compile(r"\b" + re.escape(var) + r"\s*<<").finditer(text, start, before):
+        end = _statement_end(text, write.end())
+        chain.extend(p for p in _split_top(text[write.end() : end], ("<<",))
+                     if not _MANIPULATOR.fullmatch(p) and p not in _ENDS)
+    return chain
+
+
+def _safety_templates(
+    text: str, line_of: Callable[[int], int], roles: Mapping[str, str] | None
+) -> Iterator[tuple[int, str, str]]:
+    """``safeLogError/Warning/Info/Verbose/Debug(recorder, message)``: a literal, a
+    ``"..." + x`` sum, or ``ss.str()`` (what was written to ``ss`` since it was emptied)."""
+    for call in _SAFE_LOG.finditer(text):
+        args = _split_top(_balanced_args(text, call.end() - 1)[0], (",",))
+        if len(args) < 2:
+            continue
+        stream = re.fullmatch(r"(\w+)\.str\(\)", args[1])
+        if stream:
+            parts = _stream_writes(text, stream.group(1), call.start())
+        else:
+            parts = [p[len("std::string(") : -1] if p.startswith("std::string(") else p
+                     for p in _split_top(args[1], ("+",))]
+        yield line_of(call.start()), _SAFE_LEVEL[call.group("level")], _cpp_template(parts, roles)
