@@ -131,7 +131,7 @@ def test_the_parent_reads_ahead_while_the_worker_reads(
     original = scan_bytes.trigger_offsets
 
     def slowly(*args: object, **kwargs: object) -> object:
-        time.sleep(0.01)  # the worker (and the parent's own pass): slower than the parsing
+        time.sleep(0.03)  # the worker (and the parent's own pass): slower than the parsing
         return original(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(scan_bytes, "trigger_offsets", slowly)
