@@ -48,7 +48,7 @@ _AT, _TAKEN = 0, _POSITION.size
 _SKIPPED: list[int] = []  # the offsets of a chunk the child skipped
 MAX_WAIT_SECONDS = 0.01  # the parent finds a chunk's triggers itself rather than wait longer
 MAX_LATE = 3  # ... and stops using a child that was that late this many times
-FIRST_WAIT_SECONDS = 0.1  # the first chunk: the child loads Hyperscan first (~25 ms)
+FIRST_WAIT_SECONDS = 0.05  # the first chunk: the child loads Hyperscan first (~25 ms)
 CHILD_NICENESS = 10
 
 
