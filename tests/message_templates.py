@@ -125,8 +125,9 @@ SOURCES: tuple[Source, ...] = (
            _ONNX_TRT_FILES),
     Source("onnx/onnx-tensorrt", "96e781103cfc4adf4a6bb557e94bac8e693f6f4c", "10.1",
            _ONNX_TRT_FILES),
+    # 7.1's supportsModel: ``auto tensorName = node.name();`` (ModelImporter.cpp:399)
     Source("onnx/onnx-tensorrt", "7994a464a839c4a1123b544c82dcd2e448526610", "7.1",
-           _ONNX_TRT_FILES),
+           _ONNX_TRT_FILES, roles=(("tensorName", "node"),)),
     Source("NVIDIA/TensorRT", "052281f0ab795b6c1a19047dc8a449cd397995a9", "8.x",
            ("python/src/parsers/pyOnnx.cpp",)),
     Source("NVIDIA/TensorRT", "a892d22267d9cd2dedc1a0893e6892ac901f6d3d", "11.x",

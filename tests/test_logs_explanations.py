@@ -34,7 +34,7 @@ def _example(corpus_dir: Path, example: str) -> Path:
 
 def test_the_knowledge_base_is_well_formed() -> None:
     entries = explanations()
-    assert 30 <= len(entries) <= 60
+    assert 30 <= len(entries) <= 64  # ~30 asked (issue 11), grown with the corpus's groups
     assert len({e.id for e in entries}) == len(entries)
     for entry in entries:
         assert entry.category in CATEGORIES | {"*"}, entry.id

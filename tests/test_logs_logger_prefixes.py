@@ -1,7 +1,8 @@
 """Metamorphic test of who prints TensorRT's messages: re-prefix them, read the same failures.
 
 TensorRT's messages reach a log through many loggers (trtexec, the Python API old and new,
-glog in Triton / Paddle, DeepStream's nvinfer, tensorRT_Pro, TensorRT-LLM). Every train case of
+glog in Triton / Paddle, DeepStream's nvinfer, tensorRT_Pro, TensorRT-LLM, Python logging's
+formats, ROS 2). Every train case of
 ``tests/data/logs`` (never a set-aside one) and every shared case whose ground truth names
 layers is read again with each line that TensorRT's own logger printed (a tagged TensorRT or
 trtexec prefix) printed by another real logger, same severity and message: the failure table
@@ -21,6 +22,9 @@ from trtsafe_lab.logs.records import parse_prefix
 LETTER = {"error": "E", "warning": "W", "info": "I", "verbose": "V", "internal_error": "F"}
 WORD = {"error": "ERROR", "warning": "WARNING", "info": "INFO", "verbose": "VERBOSE",
         "internal_error": "INTERNAL_ERROR"}
+# Python logging's level names (TensorRT's verbose and internal error mapped as apps map them)
+_PY = {"error": "ERROR", "warning": "WARNING", "info": "INFO", "verbose": "DEBUG",
+       "internal_error": "CRITICAL"}
 # (severity, message) -> the line as each logger prints it (forms from the corpora)
 LOGGERS: dict[str, Callable[[str, str], str]] = {
     "python-legacy": lambda s, m: f"[TensorRT] {WORD[s]}: {m}",
@@ -41,6 +45,24 @@ LOGGERS: dict[str, Callable[[str, str], str]] = {
     "tf-trt": lambda s, m: (
         f"2020-04-13 17:11:35.407792: { {'verbose': 'I', 'internal_error': 'F'}.get(s, LETTER[s]) }"
         f" tensorflow/compiler/tf2tensorrt/utils/trt_logger.cc:41] DefaultLogger {m}"
+    ),
+    # Python logging's formats around TensorRT's logger callback (an app's own logger class
+    # forwarding each message): the logging cookbook's "%(asctime)s - %(name)s -
+    # %(levelname)s - %(message)s", loguru's default, mmcv's (n360's application lines), pytest's
+    # captured-log "%(levelname)-8s %(name)s:%(filename)s:%(lineno)d %(message)s"
+    "py-logging": lambda s, m: f"2022-05-10 18:38:31,123 - trt_builder - {_PY[s]} - {m}",
+    "loguru": lambda s, m: f"2024-01-01 10:00:00.123 | {_PY[s]:<8} | app.build:run:42 - {m}",
+    "mmcv": lambda s, m: f"2022-05-10:18:38:31,root {_PY[s]:<8} [utils.py:43] {m}",
+    "pytest-log": lambda s, m: f"{_PY[s]:<8} trt.builder:builder.py:42 {m}",
+    # ROS 2's rclcpp/rclpy logger ("[LEVEL] [epoch] [node]: "), GitHub Actions' timestamp
+    "ros2": lambda s, m: f"[{_PY[s]}] [1700000000.123456789] [trt_node]: {m}",
+    # Triton 24.x quotes each glog message ('logging.cc:43] "..."')
+    "triton-quoted": lambda s, m: (
+        f"{ {'verbose': 'I', 'internal_error': 'E'}.get(s, LETTER[s]) }1010 10:00:00.123456 1"
+        f' logging.cc:43] "{m}"'
+    ),
+    "github-actions": lambda s, m: (
+        f"2024-01-01T10:00:00.1234567Z [12/01/2026-10:00:00] [{LETTER[s]}] [TRT] {m}"
     ),
 }
 

@@ -166,7 +166,45 @@ def test_a_record_of_many_long_names_keeps_each_once() -> None:
     assert layers == ["Conv_1 + Relu_2", *names]
 
 
-def test_an_apps_key_value_print_names_no_layer() -> None:
-    # n820's first line, read as a continuation of the record before it when a paste repeats
-    assert leading_name("is_p: 2 gd: 0.33 gw: 0.5 channels: 1024") == ""
+@pytest.mark.parametrize("line", [
+    "is_p: 2 gd: 0.33 gw: 0.5 channels: 1024",  # n820's first line
+    "max_workspace_size: 1073741824",
+    "input_1: [1, 3, 224, 224]",
+    "input_1: (1, 3, 224, 224), output_0: (1, 1000)",
+    "use_fp16: True",
+    "lr_scale: 1e-5",
+    "calib_batch_3: 32 opt_level: 3",
+])
+def test_an_apps_key_value_print_names_no_layer(line: str) -> None:
+    assert leading_name(line) == ""
+    report = f"[12/01/2026-10:00:00] [E] {line}\n"
+    assert list(analyze_log(report.encode()).failures["layer"]) == [""]
+
+
+def test_a_numbered_reason_is_still_a_reason() -> None:
     assert leading_name("conv_1: 3 input channels expected") == "conv_1"
+    assert leading_name("conv_1: 0.5 scale is out of range") == "conv_1"
+
+
+@pytest.mark.parametrize("reason", [
+    "for dimension number 1 in profile 0 does not match network definition (got min=3, opt=3, "
+    "max=3), expected min=opt=max=1).",
+    "kMIN dimensions in profile 0 are [1,1] but input has static dimensions [1,128].",
+    "kOPT dimensions in profile 0 are [1,3,640,640] but input has static dimensions [4,3,640,640].",
+    "dynamic input is missing dimensions in profile 0.",
+    "network input that is shape tensor must have type Int32",
+    "Input dimensions with this name are inconsistent.",
+    "tensor volume exceeds 2147483647, dimensions are [4096,4096]",
+])
+@pytest.mark.parametrize("subject", ["input_1", "input.1", "images:0", "/x/MatMul_output_0"])
+def test_a_network_inputs_profile_error_names_a_tensor(subject: str, reason: str) -> None:
+    """Network validation's checks of a network input against the optimization profile (and the
+    shape machine's tensor-volume check) name a tensor: the tensors column, no layer."""
+    for line in (
+        f"[E] [TRT] 4: [network.cpp::validate::2925] Error Code 4: Internal Error ({subject}: "
+        f"{reason})",
+        f"[TensorRT] ERROR: {subject}: {reason}",
+    ):
+        failures = analyze_log((line + "\n").encode()).failures
+        assert list(failures["layer"]) == [""], line
+        assert list(failures["tensors"]) == [(subject,)], line

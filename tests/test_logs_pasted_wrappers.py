@@ -2,10 +2,11 @@
 
 Users paste logs into issues as markdown: every line quoted (``> ``), in bold (``**...**``), in
 single backticks, indented four spaces (a code block without a fence), with Windows line ends or
-trailing spaces, double-spaced (a blank line after each), or the whole log twice. Every train
-case of ``tests/data/logs`` (never a set-aside one) and every shared case whose ground truth
-names layers is read wrapped each way: the failure table must blame the same layers with the
-same category and fatal flag as the log read as it was published.
+trailing spaces, behind docker compose's service prefix, in terminal colours, double-spaced
+(a blank line after each), or the whole log twice. Every train case of ``tests/data/logs``
+(never a set-aside one) and every shared case whose ground truth names layers is read wrapped
+each way: the failure table must blame the same layers with the same category and fatal flag as
+the log read as it was published.
 
 Indented four spaces, a record's continuation lines lose the indentation its first line had:
 deeper indentation stays, since it is how a record nests a data dump (``    stuffed_dims:
@@ -29,6 +30,13 @@ WRAPPERS: dict[str, Callable[[str], str]] = {
     "indent-8": lambda line: " " * 8 + line,  # a <details> block's indentation (n714)
     "crlf": lambda line: line + "\r",
     "trailing-spaces": lambda line: line + "   ",
+    # docker compose prints each container line behind its service's name (Triton, DeepStream
+    # and TensorRT-LLM deployments)
+    "docker-compose": lambda line: "trt-builder-1  | " + line,
+    # a terminal's colours kept (Polygraphy colours by severity; CI logs keep them), and their
+    # text after a repr (n988: "['\\x1b[38;5;9m'][E] ...")
+    "ansi-colour": lambda line: f"\x1b[38;5;9m{line}\x1b[0m" if line.strip() else line,
+    "ansi-text": lambda line: f"['\\x1b[38;5;9m']{line}" if line.strip() else line,
 }
 # whole-text variants: a paste doubled, a log double-spaced
 WHOLE: dict[str, Callable[[str], str]] = {

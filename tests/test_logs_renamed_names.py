@@ -13,7 +13,9 @@ Kept as printed (not renamed), each for a reason:
 - names whose own form is part of the message's grammar: torch2trt's ``[CONVOLUTION #1]
   torch.nn.Conv2d.forward(...)`` labels, TF-TRT's ``TRTEngineOp_N_M`` engine ops (the tool
   names them so), TorchScript statements ``%x : Tensor = aten::op(...)``, Paddle-TRT's
-  ``op_type (Output: var)`` names (the scan finds such a log line by that form);
+  ``op_type (Output: var)`` names (the scan finds such a log line by that form); TensorRT's own
+  name of a constant layer, ``(Unnamed Layer* N) [Constant]``, whose form tells the layer from
+  an ONNX initializer in ``X: invalid weights type of T`` (n931 vs n424);
 - a name the log also prints cut off (``... for node /model.22/p`` at a line's end, a garbled
   ``... [P?)``): the cut copy cannot be renamed consistently.
 - a name the log prints glued to the next word (TensorRT's ``Slice_79requires bool I/O but node
@@ -21,6 +23,8 @@ Kept as printed (not renamed), each for a reason:
 
 Left out, each for a reason (genuinely ambiguous in the message's own form):
 
+- a numbered name (``417``) followed by prose without a colon (``(417 requires foreign node
+  optimizations``): a number before a word is a count in most messages;
 - a name with a space where a converter's refusal is followed by more words
   (``converter rejected node a b with dtype ...``): Torch-TensorRT's FX node names are Python
   identifiers, and nothing in the sentence says where a spaced name would end;
@@ -57,10 +61,15 @@ VARIANTS: dict[str, Callable[[int], str]] = {
     "cjk": lambda i: f"骨干网络/卷积_{i}",
     "very-long": lambda i: "/" + "/".join(f"block{k}_{i}" for k in range(120)) + "/Conv",
     "plain": lambda i: f"node_of_{1348 + i}",
+    # an ONNX node without a name: TensorRT names its layer after the numbered output (n860)
+    "numbered": lambda i: f"{410 + i}",
 }
 # torch2trt labels, TF-TRT engine ops, TorchScript statements, Paddle-TRT "op (Output: var)"
-# names (see the module docstring)
-_OWN_FORM = re.compile(r"^\[[A-Z][A-Z0-9_]* #\d+\]|TRTEngineOp_|^%[\w.]+ : | \(Output: ")
+# names, TensorRT's unnamed constant layers (see the module docstring)
+_OWN_FORM = re.compile(
+    r"^\[[A-Z][A-Z0-9_]* #\d+\]|TRTEngineOp_|^%[\w.]+ : | \(Output: "
+    r"|^\(Unnamed Layer\* \d+\) \[Constant\]$"
+)
 _REFUSAL_THEN_WORDS = re.compile(r"converter rejected node (?P<name>.+?) with ")
 
 
@@ -103,6 +112,8 @@ def _renamed(text: str, mapping: dict[str, str]) -> str:
 
 
 def _left_out(variant: str, new_name: str, text: str) -> str:
+    if variant == "numbered" and re.search(rf"(?<![\w/.]){new_name} [a-z]", text):
+        return "a bare number followed by prose reads as a count ('(417 requires ...')"
     if variant == "space":
         for match in _REFUSAL_THEN_WORDS.finditer(text):
             if match.group("name") == new_name:

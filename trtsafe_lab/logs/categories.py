@@ -25,7 +25,7 @@ UNTAGGED_ERROR = re.compile(
     # what an untagged line states as impossible (apps that print TensorRT's or the parser's
     # errors without a severity: "Layer: X's output can not be used as shape tensor.")
     r"|\bcan ?not be\b|\bcannot be\b|\bmust not be\b|\bmust have distinct\b|^Unsupported\b"
-    r"|\bbut \d{1,20} (?:was|were) expected\b|Assertion `"
+    r"|\bbut \d{1,20} (?:was|were) expected\b|Assertion `|\bdimensions are required for input\b"
     # the C++ runtime's last words when an exception escapes (a converter's thrown error)
     r"|^terminate called after throwing\b"
     # pytest's short test summary "FAILED tests/x.py::test_y - RuntimeError: " (any line)
@@ -69,12 +69,17 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "parser-unsupported",
         re.compile(
             r"UNSUPPORTED_NODE|No importer registered|Plugin not found|could not find plugin"
+            # onnx-tensorrt's "X plugin was not found in the plugin registry!" assertion
+            r"|plugin was not found"
+            # TF-contrib's convert_graph.cc: a subgraph left to TensorFlow ("subgraph conversion
+            # error for subgraph_index:0 due to: ... SKIPPING")
+            r"|subgraph conversion error"
             # Torch-TensorRT (TorchScript): "Unable to convert node: %x : ... (conversion.AddLayer)
             # ... Converter for aten::elu requested, but no such converter was found."
             r"|no such converter was found"
             r"|Unsupported operation|converter rejected|[Ff]alling back to PyTorch|run in PyTorch"
             # TF-TRT's segmenter leaves the node to TensorFlow (segment.cc, at VLOG(1))
-            r"|Not a TF-TRT candidate"
+            r"|(?:Not a|Blacklisted as|Denylisted as) TF-TRT candidate"
             r"|[Uu]nsupported (?:ONNX )?(?:data |input )?type"
             r"|In function check\w+:"
         ),
@@ -109,7 +114,8 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("dla", re.compile(r"\bDLA\b|NVMEDIA_DLA|kDLA")),
     # the build stops on a layer's scratch-space request ("Internal error: plugin node X
     # requires 3990561489024 bytes of scratch space, but only 25393692672 is available.")
-    ("out-of-memory", re.compile(r"bytes of scratch space, but only\b")),
+    # or on a library's failed allocation (cuDNN's / cuBLAS's "CUDNN_STATUS_ALLOC_FAILED")
+    ("out-of-memory", re.compile(r"bytes of scratch space, but only\b|_STATUS_ALLOC_FAILED\b")),
     ("plugin", re.compile(r"[Pp]lugin")),
     # A data-type or usage contract of the layer, before the shape words of its subject ("X:
     # kernel weights are not permitted since they are of type Int32", "X: elementwise inputs
@@ -120,11 +126,13 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"incompatible (?:input )?(?:data ?)?types?\b"
             rf"|\b(?:must|can ?not|cannot) (?:not )?be (?:of type )?k?{_DTYPE}"
-            rf"|\b(?:are|is) of type k?{_DTYPE}|requires inputs? with \w{{1,20}} type\b"
+            rf"|\b(?:are|is) of type k?{_DTYPE}|requires inputs? with [\w /]{{1,200}}? type\b"
             r"|used as an execution tensor"
             # a layer precision the builder rejects ("X: cannot use precision Int32 with
             # weights of type Float")
             r"|\bcannot use precision\b"
+            # a layer's weights of a type it cannot hold ("X: invalid weights type of Bool")
+            r"|\binvalid weights type\b"
         ),
     ),
     (
@@ -206,14 +214,23 @@ PHASE_BY_CATEGORY = {
 # ("[graphShapeAnalyzer.cpp::...::analyzeShapes::2084] ... (ITopKLayer /TopK: K exceeds ...)")
 _CODE_FILE = re.compile(rf"\.{SOURCE_EXTENSION}\b")
 _SHAPE_LOCATION = re.compile(r"[Ss]hapeAnalyzer|analyzeShapes|shapeMachine|ShapeNodeRemover")
+# A source location "[file.cpp::function::line]" says where TensorRT raised an error: the
+# component or step it names decides a category ("[pluginV2Builder.cpp::reportPluginError::23]"
+# plugin, "[myelinBuilderUtils.cpp::...]" myelin, "[convolutionNode.cpp::computeOutputExtents::55]"
+# shape), but the API call that was running does not say the build failed for no other reason
+# ("[standardEngineBuilder.cpp::buildEngine::2266]", "[builder.cpp::buildSerializedNetwork::751]")
+_LOCATION = re.compile(rf"\[[\w./\\-]{{1,300}}\.{SOURCE_EXTENSION}::[\w:~()<>]{{1,300}}\]")
+_NOT_FROM_LOCATION = frozenset({"build-failed"})
 MAX_RULE_MATCHES = 16  # matches of one category rule looked at in one message
 
 
 def rule_category(message: str) -> str:
     """The first category whose rule matches anywhere in ``message`` ("" when none)."""
+    locations = _locations(message)
     for name, pattern in CATEGORY_RULES:
-        if pattern.search(message):
-            return name
+        for match in itertools.islice(pattern.finditer(message), MAX_RULE_MATCHES):
+            if not _in_location(name, match.start(), locations):
+                return name
     return ""
 
 
@@ -221,11 +238,24 @@ def message_category(message: str) -> str:
     """The category of a record's wording: the first rule with a match outside the tokens shaped
     like layer names (``Reshape_3: Using attribute allowzero ...`` is no shape error; a source
     location such as ``[myelinBuilderUtils.cpp::...]`` keeps its words)."""
+    locations = _locations(message)
     for name, pattern in CATEGORY_RULES:
         for match in itertools.islice(pattern.finditer(message), MAX_RULE_MATCHES):
-            if not _inside_a_name(message, match.start(), match.end()):
+            if _inside_a_name(message, match.start(), match.end()):
+                continue
+            if not _in_location(name, match.start(), locations):
                 return name
     return "shape" if _SHAPE_LOCATION.search(message) else ""
+
+
+def _locations(message: str) -> list[tuple[int, int]]:
+    return [m.span() for m in _LOCATION.finditer(message)] if "::" in message else []
+
+
+def _in_location(category: str, position: int, locations: list[tuple[int, int]]) -> bool:
+    """Is a match of ``category``'s rule at ``position`` inside a source location that cannot
+    decide that category (see :data:`_NOT_FROM_LOCATION`)?"""
+    return category in _NOT_FROM_LOCATION and any(s <= position < e for s, e in locations)
 
 
 def _inside_a_name(text: str, start: int, end: int) -> bool:

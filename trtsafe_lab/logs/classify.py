@@ -50,6 +50,7 @@ from trtsafe_lab.logs.node_blocks import (
     update_block,
 )
 from trtsafe_lab.logs.parse_state import (
+    ContextRecord,
     ParseState,
     recent_error_category,
     recent_importer_node,
@@ -75,8 +76,23 @@ _WRAPPED_BEFORE_NAME = re.compile(
 # The builder's verbose "--------------- Timing Runner: X (Myelin)" names the layer it times; a
 # process that then dies in an assertion (glibc's "prog: file.cpp:1059: f(): Assertion `0 &&
 # "Unsupported type"' failed", "Segmentation fault") died on that layer.
-_TIMING_RUNNER = re.compile(r"Timing Runner: (?P<name>[^\n]{1,4096}?) \([\w\[\]]{1,60}\)\s*$")
-_CRASH = re.compile(r"Assertion `|^Segmentation fault|^Aborted \(core dumped\)")
+# A reformat runner ("Timing Runner: Optimizer Reformat(a -> b) (Reformat)") times a tensor's
+# format change, no layer.
+_TIMING_RUNNER = re.compile(
+    r"Timing Runner: (?P<name>[^\n]{1,4096}?) \((?!Reformat\))[\w\[\]]{1,60}\)\s*$"
+)
+# ... and so did a tactic runner's own failure (TensorRT's runner sources: "[convolutionRunner.cpp::
+# executeConv::465] Error Code 1: Cudnn (CUDNN_STATUS_ALLOC_FAILED)", "cudaPluginV2DynamicExtRunner
+# .cpp (108) - Cuda Error in ...::execute"): the tactic of the layer being timed failed.
+_CRASH = re.compile(
+    r"Assertion `|^Segmentation fault|^Aborted \(core dumped\)|[a-z]Runner\.cpp\b"
+)
+
+
+# The builder's report of an error raised while it timed a layer's tactics ("Get cuda error
+# during getBestTactic: X", "GPU memory allocation error during getBestTactic: X"): the error
+# itself was printed just before, and says what failed.
+_REPORTS_EARLIER_ERROR = re.compile(r"\berror during getBestTactic: ")
 
 # --- phase markers ---------------------------------------------------------------------------
 _RUNTIME_MARKER = re.compile(
@@ -219,6 +235,11 @@ def examine(record: Record, state: ParseState) -> LogFacts:
         if not framing:
             reset_block(state)
     category = state.category_of(message)
+    before_category = recent_error_category(state)  # the context records' latest error
+    if before_category and category == "tactic-failure" and _REPORTS_EARLIER_ERROR.search(message):
+        # "Get cuda error during getBestTactic: X" reports the error printed just before it
+        # (a plugin's execute failed: plugin; an allocation ran out of memory), on X's tactic
+        category = before_category
     if parser_error and category not in ("parser-unsupported", "parser-error", "plugin"):
         category = "parser-error"  # (a plugin the parser found but could not create: plugin)
     if record.hit and "myelin" in message and _CRASH.search(message):
@@ -229,20 +250,27 @@ def examine(record: Record, state: ParseState) -> LogFacts:
     importer_node = (importer.group("name") or importer.group("parsing")) if importer else ""
     # the category an error (or the importer's INFO "No importer registered for op: X.
     # Attempting to import as plugin.") gives a node block printed next
-    error_category = category if severity in ERRORISH or category == "parser-unsupported" else ""
-    before_category = recent_error_category(state)  # the context records' latest error
+    error_category = (
+        category
+        if severity in ERRORISH
+        or category == "parser-unsupported"
+        # the importer's INFO "Successfully created plugin: X": the node is a plugin layer now
+        or (category == "plugin" and "created plugin" in message)
+        else ""
+    )
     timer = _TIMING_RUNNER.search(message) if "Timing Runner: " in message else None
     timed = timer.group("name") if timer else ""
     if state.recent or importer_node or error_category or parser_error or timed:
         aged = tuple(
-            (age + 1, node, said, ends, was_timed, why)
-            for age, node, said, ends, was_timed, why in state.recent
-            if age + 1 < CONTEXT_RECORDS
+            context._replace(age=context.age + 1)
+            for context in state.recent
+            if context.age + 1 < CONTEXT_RECORDS
         )
         if importer_node or error_category or parser_error or timed:
             # the message that made a node unsupported, for the node block printed next
             reason = message if error_category == "parser-unsupported" else ""
-            aged = ((0, importer_node, error_category, parser_error, timed, reason), *aged)
+            context = ContextRecord(0, importer_node, error_category, parser_error, timed, reason)
+            aged = (context, *aged)
         state.recent = aged
     if record.hit and not findings and severity in ERRORISH and _CRASH.search(message):
         crashed = recent_timed_layer(state)  # the process died while timing this layer
@@ -300,11 +328,6 @@ def examine(record: Record, state: ParseState) -> LogFacts:
         findings = complete_cut_names(record, findings, state)
     for finding in findings:
         finding.category = category if skipped else finding.category or category
-    if record.hit and before_category and "during getBestTactic" in message:
-        # "Get cuda error during getBestTactic: X" reports the error printed just before it
-        # (n858: the plugin's execute failed; n043: an allocation ran out of memory)
-        for finding in findings:
-            finding.category = before_category
     if record.hit:
         findings = _backend_strategies(record, severity, findings, state)
     return LogFacts(

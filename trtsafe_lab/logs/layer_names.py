@@ -69,6 +69,10 @@ _FAILED_VALIDATION = re.compile(
 # failed. The native segment will be used instead.", tensorflow's trt_engine_op.cc).
 _TF_TRT_ENGINE_OP = re.compile(
     rf"(?:Engine creation|[Bb]uilding engine) for (?P<name>\S{{1,{MAX_NAME_CHARS}}}?) failed"
+    # TF 1.x convert_graph.cc: "TensorRT node X added for segment 0 consisting of 9 nodes
+    # failed: ... Fallback to TF..."
+    rf"|TensorRT node (?P<added>\S{{1,{MAX_NAME_CHARS}}}) added for segment \d{{1,9}} consisting"
+    r" of \d{1,9} nodes failed"
 )
 # At run time TF-TRT runs the TensorFlow segment instead of the engine ("Running native segment
 # forPartitionedCall/TRTEngineOp_0_1 due to failure in verifying input shapes: ..." - newer
@@ -76,7 +80,7 @@ _TF_TRT_ENGINE_OP = re.compile(
 # segment for X", "Failed to enqueue batch for TRT engine: X").
 _TF_TRT_NATIVE = re.compile(
     rf"(?:Running|retrying with) native segment for ?(?P<name>[^\s:]{{1,{MAX_NAME_CHARS}}}?)"
-    r"(?: due to |:|$)"
+    r"(?: due to |:|\s*$)"
     rf"|enqueue batch for TRT engine: (?P<engine>[^\s:]{{1,{MAX_NAME_CHARS}}})"
 )
 # The engine op a TF-TRT status names after "for" / ", at" ("Input shapes are empty, for X",
@@ -85,8 +89,27 @@ _TF_TRT_NATIVE = re.compile(
 _TF_TRT_OP_NAMED = re.compile(
     r"(?:\bfor|, at) (?P<name>(?:[\w.-]{1,200}/){0,32}TRTEngineOp_\w{1,200})(?=[:,.]?(?:\s|$))"
 )
+# TF-TRT's converters end a refusal with the node it was converting: TensorFlow's status text
+# "Unimplemented: Operation: GatherV2 does not support tensor input as indices, at: X"
+# (tensorflow/contrib/tensorrt/convert/convert_nodes.cc)
+_TF_STATUS_AT = re.compile(
+    r"\b(?:Unimplemented|Invalid argument|Unavailable|Internal): [^\n\"]{0,2000}?, at: "
+)
+# the status is quoted in convert_graph.cc's "due to: \"...\" SKIPPING": its closing quote (or
+# the line's end) ends the node's name, which may hold spaces and quotes
+_STATUS_END = '" SKIPPING'
+
+
+def _status_node(text: str, start: int) -> str:
+    """The node a TF status names from ``start`` (after its ", at: ") to its closing quote."""
+    end = text.find(_STATUS_END, start, start + MAX_NAME_CHARS + len(_STATUS_END))
+    if end >= 0:
+        return text[start:end]
+    rest = text[start : start + MAX_NAME_CHARS].rstrip()
+    return rest[:-1] if rest.endswith('"') else rest
 _GET_BEST_TACTIC = re.compile(r"(?:GPU|[Cc]uda) error during getBestTactic: ")
 _INVALID_NODE = re.compile(r"(?:Invalid Node|Exception occurred in) - ")
+_WRAPPER_LOCATION = re.compile(r" at [\w./\\-]{1,300}:\d{1,9} \(\w{1,200}\)\.?$")
 _IN_NODE_NAMED = re.compile(
     rf"In node -?\d{{1,9}} with name: {_NAME} and operator: "
 )
@@ -206,23 +229,34 @@ def line_names(text: str) -> list[tuple[str, str]]:
     if "validation" in text and "Layer " in text:
         for match in itertools.islice(_FAILED_VALIDATION.finditer(text), MAX_MATCHES):
             out.append((match.group("name"), ""))
-    if "ngine creation for" in text or "uilding engine for" in text:
+    if "ngine creation for" in text or "uilding engine for" in text or "for segment" in text:
         for match in itertools.islice(_TF_TRT_ENGINE_OP.finditer(text), MAX_MATCHES):
-            out.append((match.group("name"), "build-failed"))
+            out.append((match.group("name") or match.group("added"), "build-failed"))
     if "native segment for" in text or "batch for TRT engine" in text:
         for match in itertools.islice(_TF_TRT_NATIVE.finditer(text), MAX_MATCHES):
-            out.append((match.group("name") or match.group("engine"), "runtime-failed"))
+            # trt_engine_op.cc: "Engine retrieval for input shapes: S failed. Running native
+            # segment for X": no engine could be built for these shapes (a build failure);
+            # otherwise the engine failed while running
+            built = "Engine retrieval for" in text[: match.start()]
+            name = match.group("name") or match.group("engine")
+            out.append((name, "build-failed" if built else "runtime-failed"))
     if "TRTEngineOp_" in text:
         for match in itertools.islice(_TF_TRT_OP_NAMED.finditer(text), MAX_MATCHES):
             out.append((match.group("name"), ""))
+    if ", at: " in text:
+        for match in itertools.islice(_TF_STATUS_AT.finditer(text), MAX_MATCHES):
+            out.append((_status_node(text, match.end()), ""))
     if "getBestTactic: " in text:
         tactic = _GET_BEST_TACTIC.search(text)
         if tactic and tactic.end() < len(text):
-            out.append((_best_tactic_name(text[tactic.end() :]), "tactic-failure"))
+            out.append((_best_tactic_name(text[tactic.end() :]), ""))  # the record's
     if "Invalid Node - " in text or "occurred in - " in text:
         invalid = _INVALID_NODE.search(text)
         if invalid:  # the rest of the line (was ".+?\s*$": quadratic on a run of spaces)
-            out.append((text[invalid.end() :].rstrip().rstrip("*`"), "parser-error"))
+            node = text[invalid.end() :].rstrip().rstrip("*`")
+            # the ONNXIFI backend's "Parsing error: Invalid Node - X at FILE:LINE (FUNC)."
+            where = _WRAPPER_LOCATION.search(node)
+            out.append((node[: where.start()] if where else node, "parser-error"))
     if "with name: " in text:
         unsupported = "UNSUPPORTED" in text or "not found" in text
         for match in itertools.islice(_IN_NODE_NAMED.finditer(text), MAX_MATCHES):

@@ -30,6 +30,7 @@ from trtsafe_lab.logs.name_tokens import (
     closing_quote,
     is_api_or_enum,
     looks_like_name,
+    looks_like_numbered_name,
     looks_like_strong_name,
     name_token,
     spaced_name_token,
@@ -39,7 +40,9 @@ AFTER_WORD = re.compile(
     # "output extent of node X", "name of the node X"; not TensorFlow's graph error "Input 0 of
     # node X was passed float from ..." (a TensorFlow node)
     # "plugin node X requires N bytes of scratch space" (the node's kind before it)
+    # "for DistCollective node X" (the node's kind before it, capitalised)
     r"\b(?:(?:for|at|on|in|with|from|rejected|convert|producing|plugin) (?:the )?"
+    r"(?:[A-Z][A-Za-z]{1,40} )?"
     r"|(?<![Ii]nput \d )of (?:the )?)"
     r"(?:[Nn]ode|[Ll]ayer)(?::\s?| )"
 )
@@ -70,27 +73,49 @@ _LABEL_ANYWHERE = re.compile(r"(?<![\w.:])(?:\w{1,40}_)?(?:[Ll]ayer|[Nn]ode):(?!
 # (tensorflow/compiler/tf2tensorrt/segment/segment.cc, VLOG(1)): X stays in TensorFlow.
 REFUSAL = re.compile(
     r"converter rejected node |[Ff]alling back to PyTorch|will run in PyTorch"
-    r"|Not a TF-TRT candidate, "
+    r"|(?:Not a|Blacklisted as|Denylisted as) TF-TRT candidate, "
 )
 _REFUSED_NODE = re.compile(r"\b[Nn]ode (?=\S)|'(?=[^'\s]{1,4096}')")
 _NOT_REFUSED = "excluded by segmenter option"
-_TF_TRT_REFUSED = re.compile(r"Not a TF-TRT candidate, \(Op type: [^()\s]{0,200}\), \(Op name: ")
+_TF_TRT_REFUSED = re.compile(
+    r"(?:Not a|Blacklisted as|Denylisted as) TF-TRT candidate, \(Op type: [^()\s]{0,200}\), "
+    r"\(Op name: "
+)
 _LOCATION = re.compile(rf"\[[^\]\s]{{1,300}}(?:::|\.{SOURCE_EXTENSION}:)[^\]\s]{{0,300}}\] ")
 _PROGRAM_THEN_SOURCE = re.compile(rf": \S{{1,300}}\.{SOURCE_EXTENSION}:\d{{1,9}}: ")
 _LOGGER_TAG = re.compile(r"\[(?:TRT|TensorRT)\] ")
-_CODE_PREFIX = re.compile(r"(?:\d{1,3}: |Error\[\d{1,3}\]: )")
+_CODE_PREFIX = re.compile(r"(?:\d{1,2}: |Error\[\d{1,3}\]: )")  # TensorRT's codes: 0-10
 _INTERFACE = re.compile(r"I[A-Z][A-Za-z]{0,60}Layer ")
 # TensorRT's template glues the node to the verb: "Error Code 2: Internal Error (Slice_79requires
 # bool I/O but node can not be handled by Myelin.)" (myelinBuilderUtils.cpp)
 _GLUED_MYELIN = "requires bool I/O but node can not be handled by Myelin"
-_KEY_VALUES = re.compile(r": -?[\d.]{1,40} [A-Za-z_][\w-]{0,40}: ")  # a value, then the next key
+# An app's "key: value" print ("is_p: 2 gd: 0.33 gw: 0.5", "max_workspace_size: 1073741824",
+# "input_1: [1, 3, 224, 224]", "use_fp16: True"): a subject whose reason is a bare value (then
+# the line ends, a separator or the next key follows). TensorRT's reasons are sentences.
+_VALUE_ONLY = re.compile(
+    r": ?(?:-?\d[\d.]{0,40}(?:e-?\d{1,3})?|True|False|None|\[[\d, x-]{0,200}\]"
+    r"|\([\d, ]{0,200}\))(?=\s*$|[,;] |\s{1,8}[A-Za-z_][\w.-]{0,40}: )"
+)
 _THEN_WORD = re.compile(r" [a-z]{2,40}\b")
+_SUBJECT_VERB = re.compile(r" (?:has|have|is|does|cannot|can not|must|requires)\b")
+# what follows a numbered subject: a reason in words ("417: all concat input tensors",
+# "417:kernel weights has count", "417: K exceeds ..."), not an op listing ("364: Transpose ->
+# []" under TensorRT 4's error)
+_REASON_AFTER = re.compile(r": ?(?![A-Z]\w{0,60} -> )[A-Za-z]")
 MAX_CLAUSES = 16  # ": " separators (and as many sentence ends) tried per line
 _CLAUSE_START = re.compile(r"(?<!\.)[:.] (?=\S)")  # not the "..." of a ForeignNode range
 # "tensor X", "Tensor 'X'"; a network input is a tensor too ("UFFParser: Failed to parseInput
 # for node input_1": the UFF INPUT node becomes the network's input tensor)
 _TENSOR = re.compile(
-    r"\b[Tt]ensors?:? (?:named |with name )?(?=['\"(]|[^\s'\"]{0,4096}[/_.:\d])|Input for node "
+    r"\b[Tt]ensors?:? (?:named |with name )?(?=['\"`(]|[^\s'\"]{0,4096}[/_.:\d])|Input for node "
+    # Polygraphy's "For input: T, failed to ...", "Errors detected in output: T", "Input tensor: T
+    # | ..." (a bracket or digit there is a shape or a value, no tensor)
+    r"|\b(?:[Ii]nput|[Oo]utput)(?: tensor)?: (?![\[(\d])"
+    # Torch-TensorRT's runtime: "Unable to determine binding index for input T", "Failed to set
+    # output allocator for T"
+    r"|\bbinding index for (?:input|output) |\boutput allocator for "
+    # TensorRT-LLM's runtime: "Input shape not specified: T"
+    r"|\bshape not specified: "
 )
 
 
@@ -122,19 +147,30 @@ def _leading_at(text: str, start: int, *, strong_then_word: bool) -> str:
         # "trt_module_node: X ...", "polygraphy.exception.PolygraphyException: ...", pybind11's
         # "TypeError: deserialize_cuda_engine(): incompatible function arguments"
         return ""
-    if text.startswith(": invalid weights", after):
-        return ""  # "onnx::QuantizeLinear_1205: invalid weights type of Int8": an initializer
+    if text.startswith(": invalid weights", after) and not name.startswith("(Unnamed Layer* "):
+        # "onnx::QuantizeLinear_1205: invalid weights type of Int8": the initializer (n424);
+        # TensorRT's own "(Unnamed Layer* 154) [Constant]: invalid weights type of Bool" names
+        # the constant layer that holds them (n931)
+        return ""
     if _PROGRAM_THEN_SOURCE.match(text, after):
         return ""  # glibc's assert: "yolov9: /src/demo.cpp:31: void f(): Assertion `x' failed."
-    if _KEY_VALUES.match(text, after):
-        return ""  # an app's "is_p: 2 gd: 0.33 gw: 0.5" print, keys and values (n820)
-    if text.startswith(":", after) and looks_like_name(name):
+    if _VALUE_ONLY.match(text, after):
+        return ""  # an app's "key: value" print, no layer's reason
+    if text.startswith(":", after) and (
+        looks_like_name(name)
+        or (looks_like_numbered_name(name) and _REASON_AFTER.match(text, after) is not None)
+    ):
         return name
     if after == len(text.rstrip()) and TORCH2TRT.fullmatch(name + " "):
         return name  # torch2trt prints "[CONCATENATION #13]" alone, the reason on the next line
     if name.endswith("requires") and text.startswith(_GLUED_MYELIN, after - len("requires")):
         return name[: -len("requires")]  # TensorRT prints no space before "requires" (n856)
-    if strong_then_word and _THEN_WORD.match(text, after) and looks_like_strong_name(name):
+    if (
+        strong_then_word
+        and _THEN_WORD.match(text, after)
+        and looks_like_strong_name(name)
+        and not text.startswith(" only supports", after)  # an op kind's limit, no node
+    ):
         return name
     spaced = spaced_name_token(text, start)  # "model/up 2/Resize: ...": the colon ends it
     after = start + len(spaced)
@@ -182,7 +218,8 @@ def _delimited_name(text: str, start: int) -> str:
         return name
     after = start + len(spaced)
     rest = text[after:]
-    ended = rest.startswith((":", "'s ")) or not rest.strip(" .)")
+    # (Polygraphy separates a subject from its reason with " | ": "Layer: X | Tactic in ...")
+    ended = rest.startswith((":", "'s ", " | ")) or not rest.strip(" .)")
     return spaced if ended or _THEN_WORD.match(text, after) else name
 
 
@@ -193,7 +230,7 @@ def positional_names(text: str) -> list[str]:
     label = _LABEL.match(text)
     if label is not None:
         name = _delimited_name(text, label.end())
-        if looks_like_name(name):
+        if looks_like_name(name) or looks_like_numbered_name(name):
             found.append(name)
     if "ode:" in text or "ayer:" in text:
         for match in itertools.islice(_LABEL_ANYWHERE.finditer(text), MAX_MATCHES):
@@ -210,7 +247,7 @@ def positional_names(text: str) -> list[str]:
             if name.startswith("{{"):
                 continue  # TensorFlow's "{{node X}}": a TensorFlow node, not a TensorRT layer
             at_end = match.end() + len(name) >= len(text.rstrip(". "))
-            if looks_like_name(name) or (name and at_end):
+            if looks_like_name(name) or looks_like_numbered_name(name) or (name and at_end):
                 found.append(name)
     if '"' in text or "'" in text:
         for match in itertools.islice(_QUOTED_AFTER_NOUN.finditer(text), MAX_MATCHES):
@@ -219,8 +256,15 @@ def positional_names(text: str) -> list[str]:
             kind = _MYELIN_OP_KIND.search(name)
             if kind is not None and kind.start() > 0:
                 name = name[: kind.start()]  # "In op 'X(u_pw:move)'": Myelin's op kind follows
-            if looks_like_name(name) and name not in found:
+            named = looks_like_name(name) or looks_like_numbered_name(name)
+            if named and name not in found:
                 found.append(name)
+    if text.startswith("Layer ") and not text.startswith("Layer: "):
+        # trtexec's "Layer X has N outputs but M output types are given ..." (sampleEngines.cpp)
+        name = _delimited_name(text, len("Layer "))
+        after = len("Layer ") + len(name)
+        if looks_like_name(name) and _SUBJECT_VERB.match(text, after) and name not in found:
+            found.append(name)
     if "DLA subgraph" in text:
         for match in itertools.islice(_SPLIT_DLA.finditer(text), MAX_MATCHES):
             name = name_token(text, match.end())
@@ -256,29 +300,52 @@ def refused_names(text: str) -> list[str]:
     return found
 
 
-# A reason whose subject is a tensor: "Error Code 7: Internal Error (X_output_0: tensor volume
-# exceeds 2147483647, dimensions are [num_tokens,4096] ...)" (the shape machine's check of a
-# tensor's element count)
-_TENSOR_REASON = ": tensor volume exceeds "
+# Reasons whose subject is a tensor, not a layer: the shape machine's check of a tensor's element
+# count ("Error Code 7: Internal Error (X_output_0: tensor volume exceeds 2147483647, ...)") and
+# network validation's checks of a network input against the optimization profile ("(input_1:
+# for dimension number 1 in profile 0 does not match network definition ...)", "(images: kMIN
+# dimensions in profile 0 are [1,3,640,640] but input has static dimensions ...)", "(input:
+# dynamic input is missing dimensions in profile 0.)", "(x: network input that is shape tensor
+# must have type Int32)", "(2B: Input dimensions with this name are inconsistent.)")
+_TENSOR_REASON = re.compile(
+    r": (?:tensor volume exceeds |for dimension number \d|k(?:MIN|OPT|MAX) dimensions in profile "
+    r"|dynamic input is missing dimensions|network input that is |Input dimensions with this name"
+    # the UFF parser's check of an input's registered dimensions ("UFFParser: Parser error:
+    # input_2: Invalid number of Dimensions 0": a graph input, which becomes a network input)
+    r"|Invalid number of Dimensions "
+    # TensorRT-LLM's runtime checks of an engine I/O tensor (tllmRuntime.cpp: "T: expected type X,
+    # provided type Y", "T: expected N dims, provided M dims", "T: expected dim[0] = 1, ...")
+    r"|expected (?:type |dim\[|-?\d{1,9} dims, provided))"
+)
 
 
 def tensor_names(text: str) -> list[str]:
-    """Tensor names a message mentions (``tensor X``, ``Tensor 'X'``, the ``X`` of ``X: tensor
-    volume exceeds N``)."""
+    """Tensor names a message mentions (``tensor X``, ``Tensor 'X'``, the subject of a reason
+    about a tensor: ``X: tensor volume exceeds N``, ``X: kMIN dimensions in profile 0 ...``)."""
     found: list[str] = []
-    if "ensor" not in text and "Input for node" not in text:
-        return found
-    if _TENSOR_REASON in text:
+    reason = _TENSOR_REASON.search(text) if ": " in text else None
+    if reason is not None:
         subject = leading_name(text)
-        if subject and subject + _TENSOR_REASON in text:
+        if not (subject and text.startswith(subject, reason.start() - len(subject))):
+            # the clause before the reason ("Assertion failed: T: expected type ...", where
+            # a C++ condition may stand as well: only a token shaped like a name counts)
+            before = text[max(0, reason.start() - MAX_NAME_CHARS) : reason.start()]
+            subject = before[before.rfind(": ") + 2 :] if ": " in before else before
+            subject = subject if looks_like_name(subject) and " " not in subject else ""
+        if subject:
             found.append(subject)
+    if ("ensor" not in text and "Input for node" not in text and "put: " not in text
+            and " for " not in text):
+        return found
     for match in itertools.islice(_TENSOR.finditer(text), MAX_MATCHES):
         start = match.end()
-        if text[start] in "'\"":
+        if start >= len(text):
+            continue
+        if text[start] in "'\"`":
             close = closing_quote(text, start)
             name = text[start + 1 : close] if close > 0 else ""
         else:
             name = name_token(text, start)
-        if name and (looks_like_name(name) or text[start] in "'\""):
+        if name and (looks_like_name(name) or text[start] in "'\"`"):
             found.append(name)
     return found

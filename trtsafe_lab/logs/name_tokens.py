@@ -219,6 +219,18 @@ def looks_like_name(name: str) -> bool:
     return any(char in "/_.:[(" or char.isdigit() for char in name)
 
 
+# An ONNX node without a name: TensorRT names its layer after the node's first output, which
+# older PyTorch exporters number ("No implementation of layer 417 obeys ...", n860). A number of
+# three to nine digits standing where a subject stands is such a name; one or two digits there
+# are the error numbers TensorRT's loggers print ("[E] 3: ...", "ERROR: 4: ...").
+_NUMBERED = re.compile(r"[1-9]\d{2,8}")
+
+
+def looks_like_numbered_name(name: str) -> bool:
+    """``417``: a layer named after a numbered ONNX output (see above)."""
+    return _NUMBERED.fullmatch(name) is not None
+
+
 def cut_short(text: str, name: str) -> bool:
     """``name`` ends a line whose ``Error Code N: ... (`` reason never closes: the line was cut
     (a copy cut short, a search tool's excerpt), so the name may be cut too."""

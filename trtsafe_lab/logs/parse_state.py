@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from trtsafe_lab.logs.categories import message_category, rule_category
 from trtsafe_lab.logs.layer_names import line_names
@@ -75,6 +75,18 @@ def _line_names(text: str) -> tuple[tuple[str, str], ...]:
     return tuple(line_names(text))
 
 
+class ContextRecord(NamedTuple):
+    """What one of the last classify.CONTEXT_RECORDS records said that a later record may use
+    (a tuple: the record cache keys readings on ParseState's hashable field values)."""
+
+    age: int  # records since it (0: the record just before)
+    importer_node: str  # the node a verbose importer line named ("X [Op] inputs:")
+    error_category: str  # the category of its error ("" when it was none)
+    ends_import: bool  # a parser error: the node's import ended
+    timed_layer: str  # the layer a "Timing Runner: X (Myelin)" line was timing
+    unsupported_reason: str  # its message, when it made a node parser-unsupported
+
+
 @dataclass
 class ParseState:
     """State carried from one record to the next."""
@@ -85,11 +97,9 @@ class ParseState:
     dump_name: str = ""
     in_dump: bool = False
     dump_depth: int = 0
-    # (age, importer node, error category, ends a node import, layer being timed, message when
-    # the category is parser-unsupported) of those of the last classify.CONTEXT_RECORDS records
-    # that said any of these, youngest first (age 0: the record just before); usually () - a
-    # hashable value the record cache keys readings on
-    recent: tuple[tuple[int, str, str, bool, str, str], ...] = ()
+    # those of the last classify.CONTEXT_RECORDS records that said any of ContextRecord's
+    # things, youngest first; usually ()
+    recent: tuple[ContextRecord, ...] = ()
     header_line: int = 0
     header_text: str = ""
     header_category: str = ""  # category of the error just before the header
@@ -113,26 +123,26 @@ class ParseState:
 
 def recent_importer_node(state: ParseState) -> str:
     """The node the importer's last lines named, unless a node import ended since."""
-    for _, node, _, ends_import, *_ in state.recent:
-        if ends_import:
+    for context in state.recent:
+        if context.ends_import:
             return ""
-        if node:
-            return node
+        if context.importer_node:
+            return context.importer_node
     return ""
 
 
 def recent_error_category(state: ParseState) -> str:
     """The category of the latest error among the context records ("" when none)."""
-    return next((category for _, _, category, *_ in state.recent if category), "")
+    return next((c.error_category for c in state.recent if c.error_category), "")
 
 
 def recent_unsupported_reason(state: ParseState) -> str:
     """The message of the latest context record that made a node unsupported ("No importer
     registered for op: X. Attempting to import as plugin."; "" when none)."""
-    return next((reason for *_, reason in state.recent if reason), "")
+    return next((c.unsupported_reason for c in state.recent if c.unsupported_reason), "")
 
 
 def recent_timed_layer(state: ParseState) -> str:
     """The layer a verbose "Timing Runner: X (Myelin)" line of the context records was timing
     ("" when none)."""
-    return next((timed for *_, timed, _ in state.recent if timed), "")
+    return next((c.timed_layer for c in state.recent if c.timed_layer), "")

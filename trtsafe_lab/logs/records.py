@@ -51,6 +51,7 @@ _SEVERITY_WORDS = {
     "FATAL": "internal_error",
 }
 
+_PY_LEVELS = "CRITICAL|ERROR|WARNING|INFO|DEBUG"
 # One prefix token at the current position; the parser strips tokens until none matches.
 _TOKEN = re.compile(
     r"""
@@ -58,7 +59,17 @@ _TOKEN = re.compile(
   | \[(?P<ts>""" + _DATE_TIME + "|" + _TIME + r""")\]
   | \[(?P<ts_sev>\d{4}-\d\d-\d\d\ """ + _TIME + r""")\s+
         (?P<sev_in_ts>ERROR|WARNING|INFO|VERBOSE|INTERNAL_ERROR)\]
-  | (?P<iso>\d{4}-\d\d-\d\d[ T]""" + _TIME + r""")\d*:?
+  | (?P<iso>\d{4}-\d\d-\d\d[ T:]""" + _TIME + r""")\d*(?:Z|[+-]\d\d:?\d\d)?:?
+  # Python logging's own formats after the time: "- name - ERROR - " (the logging cookbook's
+  # "%(asctime)s - %(name)s - %(levelname)s - %(message)s"), loguru's "| ERROR    |
+  # module:function:42 - ", mmcv's ",root ERROR    [utils.py:43] ", pytest's captured
+  # "ERROR    root:builder.py:42 " (its logger:file:line after the level word)
+  | -\ (?:[\w.<>-]{1,80}\ -\ )?(?P<dashsev>""" + _PY_LEVELS + r""")\ -[ ]
+  | \|\ (?P<barsev>""" + _PY_LEVELS + r"""|SUCCESS|TRACE)\s{1,8}\|(?:\ [\w.<>:-]{1,200}\ -)?[ ]
+  | ,[\w.<>-]{1,80}\ (?P<commasev>""" + _PY_LEVELS + r""")\s{1,8}\[[\w.-]{1,80}:\d{1,9}\]
+  | (?P<pyloc>[\w.<>-]{1,80}:[\w.<>-]{1,80}\.py:\d{1,9})(?=\ )
+  # ROS 2 (rclcpp/rclpy): "[ERROR] [1700000000.123456789] [node]: "
+  | \[(?P<rossev>""" + _PY_LEVELS + r"""|WARN|FATAL)\]\ \[\d{9,10}\.\d{1,9}\]\ \[[\w./-]{1,80}\]:
   | \[(?P<sev>[EWIVF!DSXU])\]
   | \[(?P<ort>[EWIV]):onnxruntime:[^\]]{0,100}\]
   | \[(?P<tag>TRT|TensorRT|TensorRT-LLM|Torch-TensorRT|TRTorch)\]:?
@@ -76,14 +87,29 @@ _TOKEN = re.compile(
     """,
     re.VERBOSE,
 )
+# A terminal colour code (an ANSI CSI sequence: Polygraphy colours its severities, CI logs keep
+# colours), or its text where a log went through a repr or JSON ("\\x1b[31m", "\\u001b[0m"), or
+# a Python list of them printed as text ("['\\x1b[38;5;9m']", n988): no message text
+_ANSI = r"(?:\x1b|\\x1b|\\033|\\u001b)\[[0-9;]{0,32}[A-Za-z]"
+_ANSI_WRAPPER = r"\['(?:" + _ANSI + r"){1,4}'\]|" + _ANSI
+_ANSI_TAIL = re.compile(r"(?:" + _ANSI + r"){1,8}[ \t]{0,64}$")
+# docker compose's service prefix before each line of a container's output ("triton-models-1    |
+# I0223 11:55:15.535936 123 logging.cc:43] ..."): a wrapper like a markdown quote, on every line
+_COMPOSE = r"[A-Za-z0-9][\w.-]{0,80}[-_]\d{1,4} {1,40}\|(?: |$)"
 # Tokens that may only appear at the very start of a line (a user's copy cut them short, or
 # wrapped it in a markdown quote "> " or bold "**").
 # ROS 2 launch prints each node's output behind "[node_name-N] " (then the logger's own tags);
 # ctest -V each test's output behind its number "1: " (taken only before a timestamp).
 _START_TOKEN = re.compile(
-    r"[ \t]{0,64}(?:(?P<quote>> ?|\*\*|`|\d{1,4}: (?=\d{4}-\d\d-\d\d[ T]\d|\[\d{1,4}[/-]\d))"
+    r"[ \t]{0,64}(?:(?P<quote>> ?|\*\*|`|\d{1,4}: (?=\d{4}-\d\d-\d\d[ T]\d|\[\d{1,4}[/-]\d)|"
+    + _COMPOSE
+    + r"|"
+    + _ANSI_WRAPPER
+    + r")"
     r"|(?P<ts>" + _DATE_TIME + r")\]|(?P<sev>[EWIVF])\] (?=\S)"
-    r"|(?P<launch>\[[A-Za-z_][\w.]{0,80}-\d{1,4}\] (?=\[)))"
+    r"|(?P<launch>\[[A-Za-z_][\w.]{0,80}-\d{1,4}\] (?=\[))"
+    # an app's own tag glued to its timestamp: "[TH_YF8S][25-12-22 10:26:11][TRT] ..." (n924)
+    r"|(?P<apptag>\[[A-Za-z_][\w.-]{0,40}\](?=\[" + _DATE_TIME + r"\])))"
 )
 _ERROR_NUMBER = re.compile(r"(\d{1,2}): ")
 # Another record starting in the middle of a line: " [12:15:24] [E] [TRT] ..."
@@ -156,6 +182,7 @@ def parse_prefix(text: str) -> tuple[Prefix, str]:
             break
         start = _START_TOKEN.match(text, pos, pos + TOKEN_WINDOW)
     saw_number = False
+    glog = False
     while True:
         token = _TOKEN.match(text, pos, pos + TOKEN_WINDOW)
         if token is None or token.end() == pos:
@@ -178,6 +205,10 @@ def parse_prefix(text: str) -> tuple[Prefix, str]:
             word = "WARNING" if word == "WARN" else word.replace("_", " ")
             prefix.severity = _SEVERITY_WORDS[word]
             prefix.source = prefix.source or ("tensorrt" if kind == "tagsev" else "app")
+        elif kind in ("dashsev", "barsev", "commasev", "rossev"):  # Python logging, ROS 2
+            word = token.group(kind)
+            prefix.severity = _SEVERITY_WORDS.get(word, "info")
+            prefix.source = prefix.source or "python-logging"
         elif kind == "nvinfer":  # tensorRT_Pro's logger tag for TensorRT's messages
             prefix.source = "tensorrt"
         elif kind == "tag":
@@ -200,6 +231,7 @@ def parse_prefix(text: str) -> tuple[Prefix, str]:
         elif kind in ("absl", "tf"):
             prefix.severity = _SEVERITY_LETTERS[token.group(kind)]
             prefix.source = "tf-trt"
+            glog = True
         if kind != "ws":
             prefix.tagged = True
         pos = token.end()
@@ -215,6 +247,11 @@ def parse_prefix(text: str) -> tuple[Prefix, str]:
     rest = text[pos:]
     if closer and rest.endswith(closer):
         rest = rest[: -len(closer)].rstrip()
+    if "\x1b" in rest or "\\" in rest:
+        rest = _ANSI_TAIL.sub("", rest)  # the colour reset closing a coloured line
+    if glog and len(rest) > 1 and rest[0] == '"' and rest.rstrip()[-1] == '"':
+        # Triton 24.x quotes each glog message: 'logging.cc:43] "Error Code 4: ... (X: ...)"'
+        rest = rest.rstrip()[1:-1].replace('\\"', '"')
     return prefix, rest
 
 
@@ -282,7 +319,7 @@ def _line_parts(raw: str) -> tuple[LinePart, ...]:
 _cached_line_parts = functools.lru_cache(maxsize=1024)(_line_parts)
 
 
-_MARKDOWN_OPEN = re.compile(r"(?:> ?|\*\*|`){1,16}")
+_MARKDOWN_OPEN = re.compile(r"(?:> ?|\*\*|`|" + _COMPOSE + r"|" + _ANSI_WRAPPER + r"){1,16}")
 
 
 def _unwrapped(raw: str, indent: int = 0) -> str:
@@ -297,6 +334,8 @@ def _unwrapped(raw: str, indent: int = 0) -> str:
     opened = _MARKDOWN_OPEN.match(raw)
     if opened is not None:
         raw = raw[opened.end() :]
+        if "\x1b" in raw or "\\" in raw:
+            raw = _ANSI_TAIL.sub("", raw)
         closer = "**" if "**" in opened.group() else "`" if "`" in opened.group() else ""
         if closer and raw.endswith(closer):
             raw = raw[: -len(closer)].rstrip()

@@ -160,7 +160,7 @@ def _reason(message: str) -> str:
                 closing = _closing(text)
                 text = text[:closing] if closing >= 0 else text
             continue
-        wrapper = _WRAPPER.match(text)
+        wrapper = _WRAPPER.match(text) or _labelled_wrapper(text)
         if wrapper is None:
             break
         text = text[wrapper.end() :]
@@ -173,6 +173,24 @@ def _reason(message: str) -> str:
         text = text[:-1].rstrip()
         unmatched -= 1
     return text.rstrip(".*_ ").strip()
+
+
+# An app's own label before TensorRT's message ("TensorRT backend: 2: [helpers.h::f::694] Error
+# Code 2: Internal Error (...)", KataGo): a short text without parentheses before the wrapper
+_LABEL_BEFORE_WRAPPER = re.compile(r"[^()\n]{1,160}?[:\]] ")
+
+
+def _labelled_wrapper(text: str) -> re.Match[str] | None:
+    """The ``Error Code N: Kind (`` wrapper after an app's label (see above), else None."""
+    label = _LABEL_BEFORE_WRAPPER.match(text)
+    for _ in range(MAX_PREFIX_TOKENS):  # "label: 2: [loc] Error Code ...": a few labels at most
+        if label is None:
+            break
+        wrapper = _WRAPPER.match(text, label.end())
+        if wrapper is not None and wrapper.group("kind"):
+            return wrapper
+        label = _LABEL_BEFORE_WRAPPER.match(text, label.end())
+    return None
 
 
 def _records(message: str) -> list[str]:

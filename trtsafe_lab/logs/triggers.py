@@ -36,7 +36,8 @@ _ABSL = tuple((bytes([digit]), rb"\d{3} \d") for digit in _DIGITS)  # E0510 12:3
 # first byte -> error tails, marker tails; a tail is (literal head, regex for the rest).
 _TAILS: dict[bytes, tuple[tuple[tuple[bytes, bytes], ...], tuple[tuple[bytes, bytes], ...]]] = {
     b"E": (
-        ((b"]", b""), (b"RROR", b""), (b"rror", b""), *_TF, *_ABSL),
+        ((b"]", b""), (b"RROR", b""), (b"rror", b""), (b"xception occurred in - ", b""), *_TF,
+         *_ABSL),
         ((b"ngine ", rb"(?:built|deserialized|loaded) in"),),
     ),
     b"W": (
@@ -47,7 +48,7 @@ _TAILS: dict[bytes, tuple[tuple[tuple[bytes, bytes], ...], tuple[tuple[bytes, by
         ((b"n node ", rb"-?\d"), (b"NVALID_NODE", b""), (b"nvalid Node", b"")),
         ((b"] ", _MARKERS), (b"NFO ", _MARKERS), (b"NFO: ", _MARKERS)),
     ),
-    b"F": (((b"]", b""),), ()),  # trtexec's [F]: kINTERNAL_ERROR
+    b"F": (((b"]", b""), (b"-TRT candidate", b"")), ()),  # trtexec's [F]: kINTERNAL_ERROR
     b"!": (((b"]", b""),), ()),  # Polygraphy's [!]: CRITICAL
     # A name after a "Layer: " label (TensorRT 7's untagged "Layer: X's output can not be used
     # as shape tensor."; "ONNX Layer: X" in autotuner lists).
@@ -58,7 +59,8 @@ _TAILS: dict[bytes, tuple[tuple[tuple[bytes, bytes], ...], tuple[tuple[bytes, by
     # its validators' "Falling back to PyTorch" / "will run in PyTorch" (see name_grammar.REFUSAL)
     b"P": (((b"yTorch", b""),), ()),
     # an app logger's tag for TensorRT's messages (tensorRT_Pro: "[error][f.cpp:30]:NVInfer: "),
-    # TF-TRT's segmenter leaving a node to TensorFlow, at INFO ("Not a TF-TRT candidate, ...")
+    # TF-TRT's segmenter leaving a node to TensorFlow, at INFO ("Not a TF-TRT candidate, ...";
+    # older "Blacklisted as", newer "Denylisted as TF-TRT candidate", matched from the "-TRT c")
     b"N": (((b"VInfer: ", b""), (b"ot a TF-TRT candidate", b"")), ()),
     # network validation's "Repeated layer name: X (layers must have distinct names)", quoted
     # without its "Error Code 4: Internal Error (" head
@@ -68,7 +70,15 @@ _TAILS: dict[bytes, tuple[tuple[tuple[bytes, bytes], ...], tuple[tuple[bytes, by
     b"(": (((b"Output: ", b""),), ()),
     # strict mode's "No implementation of layer X obeys the requested constraints in strict
     # mode." printed without a severity (matched from the rare "q" of "requested")
-    b"q": (((b"uested constraints in strict mode", b""),), ()),
+    b"q": (
+        (
+            (b"uested constraints in strict mode", b""),
+            # TensorRT's rank check of a layer's input, printed bare by apps ("X: at least 4
+            # dimensions are required for input")
+            (b"uired for input", b""),
+        ),
+        (),
+    ),
     # glibc's assert message when a process dies on a failed assertion ("trtexec: graph.cpp:1059:
     # ...: Assertion `0 && "Unsupported type"' failed.")
     b"A": (((b"ssertion `", b""),), ()),
@@ -78,6 +88,9 @@ _TAILS: dict[bytes, tuple[tuple[tuple[bytes, bytes], ...], tuple[tuple[bytes, by
     b"U": (
         (
             (b"nable to convert node", b""),
+            # TensorFlow's status of a TF-TRT converter's refusal, also pasted without its
+            # prefix ("... due to: \"Unimplemented: Operation: X does not support ..., at: N\"")
+            (b"nimplemented: ", b""),
             (b"FFParser: ", rb"(?:Validator|Parser) error"),
             (b"ffParser: ", rb"(?:Validator|Parser) error"),
         ),
