@@ -107,33 +107,40 @@ def test_text_and_bytes_sources_agree(corpus_dir: Path) -> None:
     assert from_path.equals(from_bytes) and from_path.equals(from_text)
 
 
-@settings(max_examples=200, deadline=None)
-@given(log_bytes)
-def test_numpy_prefilter_keeps_every_trigger(data: bytes) -> None:
-    """The vectorised 2/3-byte prefilter must never drop a position a trigger matches at."""
+def _first_trigger_of_each_line(data: bytes, begin: int = 0) -> list[int]:
+    """The reference: per line of ``data[begin:]``, the lowest position where any trigger
+    group's regular expression (Python's ``re``) matches."""
     import re
 
-    from trtsafe_lab.logs.scan_bytes import candidates, trigger_offsets
     from trtsafe_lab.logs.triggers import TRIGGER_GROUPS
 
-    found_first = set(candidates(data, len(data)))
+    first: dict[int, int] = {}
     for _, pattern in TRIGGER_GROUPS:
-        for hit in re.finditer(pattern, data):
-            assert hit.start() in found_first
-    lines_with_triggers = {
-        data.rfind(b"\n", 0, hit.start())
-        for _, pattern in TRIGGER_GROUPS
-        for hit in re.finditer(pattern, data)
-    }
-    found = {data.rfind(b"\n", 0, pos) for pos in trigger_offsets(data)}
-    assert found == lines_with_triggers
+        for hit in re.compile(pattern).finditer(data, begin):
+            line = data.rfind(b"\n", 0, hit.start())
+            first[line] = min(first.get(line, hit.start()), hit.start())
+    return sorted(first.values())
 
 
 @settings(max_examples=300, deadline=None)
 @given(log_bytes, st.floats(0, 1))
-def test_small_file_regex_pass_equals_numpy_pass(data: bytes, where: float) -> None:
-    """Small files find their trigger lines with one regular expression (no numpy import): the
-    same offsets as the numpy pass, from any line start."""
+def test_hyperscan_pass_finds_the_first_trigger_of_each_line(data: bytes, where: float) -> None:
+    """Hyperscan (PCRE syntax) reads the trigger groups as Python's ``re`` does: the same
+    first trigger in every line, from any line start."""
+    from trtsafe_lab.logs.scan_bytes import trigger_offsets
+
+    begin = data.rfind(b"\n", 0, round(where * len(data))) + 1
+    assert trigger_offsets(data, begin=begin) == _first_trigger_of_each_line(data, begin)
+    assert trigger_offsets(bytearray(data) + b"tail", len(data), begin=begin) == (
+        _first_trigger_of_each_line(data, begin)
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(log_bytes, st.floats(0, 1))
+def test_small_file_regex_pass_equals_hyperscan_pass(data: bytes, where: float) -> None:
+    """Small files find their trigger lines with one regular expression (no numpy or Hyperscan
+    import): the same offsets as the Hyperscan pass, from any line start."""
     from trtsafe_lab.logs.scan_bytes import trigger_offsets
     from trtsafe_lab.logs.scan_chunks import small_trigger_offsets
 
@@ -163,56 +170,26 @@ def test_context_tail_found_with_numpy_matches_rfind(pieces: list[bytes], where:
 
     data = b"".join(pieces) or b"\n"
     end = max(1, round(where * len(data)))
-    assert tail_start(data, end, CONTEXT_LINES) == _tail_start_by_rfind(data, end, CONTEXT_LINES)
+    expected = _tail_start_by_rfind(data, end, CONTEXT_LINES)
+    assert tail_start(data, end, CONTEXT_LINES) == expected
+    assert tail_start(data, end, CONTEXT_LINES, plain=True) == expected
 
 
-def test_prefilter_same_for_any_block_size(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The prefilter works block by block: positions near a block's end (whose second and third
-    bytes are in the next block) are found alike for any block size."""
-    from trtsafe_lab.logs import scan_bytes
+def test_hyperscan_pass_equals_re_on_every_corpus_log() -> None:
+    """On every corpus log and the fuzz fragments, the same first trigger of each line as
+    Python's ``re``."""
+    from trtsafe_lab.logs.scan_bytes import trigger_offsets
 
-    cases = Path(__file__).parent / "data" / "logs" / "cases"
-    data = b"".join(p.read_bytes() for p in sorted(cases.glob("*.log")))[:120_000]
-    whole = scan_bytes.candidates(data, len(data))
-    offsets = scan_bytes.trigger_offsets(data)
-    for block in (3, 64, 4093):
-        monkeypatch.setattr(scan_bytes, "BLOCK_BYTES", block)
-        assert scan_bytes.candidates(data, len(data)) == whole
-        assert scan_bytes.trigger_offsets(data, begin=0) == offsets
-
-
-def test_every_trigger_match_begins_with_a_literal_head() -> None:
-    """The prefilter drops positions whose bytes begin no literal head: on every corpus log and
-    the fuzz fragments, each trigger match begins with one (and the prefilter keeps it)."""
-    import re
-
-    from trtsafe_lab.logs.scan_bytes import candidates
-    from trtsafe_lab.logs.triggers import LITERAL_HEADS, TRIGGER_GROUPS
-
-    heads = tuple(LITERAL_HEADS)
     logs = Path(__file__).parent / "data" / "logs" / "cases"
     shared = Path(__file__).parents[2] / "shared" / "corpus" / "build-logs"
     texts = [p.read_bytes() for p in sorted(logs.glob("*.log")) + sorted(shared.glob("*/*.log"))]
     texts.append(b"\n".join(FRAGMENTS))
-    matched = 0
+    found = 0
     for data in texts:
-        kept = set(candidates(data, len(data)))
-        for _, pattern in TRIGGER_GROUPS:
-            for hit in re.finditer(pattern, data):
-                assert data.startswith(heads, hit.start()), hit.group()
-                assert hit.start() in kept
-                matched += 1
-    assert matched > 1000
-
-
-def test_first_byte_ranges_cover_every_first_byte_and_no_frequent_one() -> None:
-    from trtsafe_lab.logs import scan_bytes
-
-    covered = {low + i for low, length in scan_bytes._TESTS for i in range(length)}
-    assert set(scan_bytes._FIRST_BYTES) <= covered
-    assert not covered & set(scan_bytes.FREQUENT_BYTES) - set(scan_bytes._FIRST_BYTES)
-    assert scan_bytes.first_byte_tests((1, 4, 9), 3, b"\x02") == [(1, 1), (4, 1), (9, 1)]
-    assert scan_bytes.first_byte_tests((1, 4, 9), 3) == [(1, 4), (9, 1)]
+        offsets = trigger_offsets(data)
+        assert offsets == _first_trigger_of_each_line(data)
+        found += len(offsets)
+    assert found > 1000
 
 
 @settings(max_examples=200, deadline=None)
@@ -224,38 +201,7 @@ def test_line_numbers_of_offsets_match_counting(data: bytes, where: list[float],
 
     offsets = sorted(round(w * len(data)) for w in where)
     tail = round(at * len(data))
-    lines, tail_line = lines_of(bytearray(data) + b"\n\n", offsets, 7, tail)
-    assert lines == [7 + data.count(b"\n", 0, offset) for offset in offsets]
-    assert tail_line == 7 + data.count(b"\n", 0, tail)
-
-
-def test_first_bytes_of_a_pattern() -> None:
-    from trtsafe_lab.logs.scan_bytes import ALL_BYTES, first_bytes
-
-    assert first_bytes(rb"-?\d") == frozenset(b"-0123456789")
-    assert first_bytes(rb"(?:ab|c)?(?:d|e{2,3})x") == frozenset(b"acde")
-    assert first_bytes(rb"(?:\[T\w{0,20}\] )?Go") == frozenset(b"[G")
-    assert first_bytes(rb"[a-c]") == frozenset(b"abc")
-    for anything in (rb"x*", rb"[^a]", rb".", rb"\s", rb"(?:a|)"):
-        assert first_bytes(anything) == ALL_BYTES
-
-
-def test_prefilter_drops_a_literal_followed_by_a_byte_no_trigger_goes_on_with() -> None:
-    """``I] `` starts a trigger only before a phase marker (``[I] Starting inference``), ``Engine
-    `` only before ``built``/``deserialized``/``loaded``: other bytes after them are no candidate
-    (``[I] Device memory``, ``Engine generation``), and the trigger lines stay found."""
-    from trtsafe_lab.logs.scan_bytes import candidates, trigger_offsets
-
-    lines = [
-        b"[I] Device memory is fine",
-        b"[I] Starting inference",
-        b"Engine generation completed",
-        b"Engine built in 1.5 sec",
-        b"[I] [TRT] Loaded engine size: 6 MiB",
-    ]
-    data = b"\n".join(lines) + b"\n"
-    starts = [data.index(line) for line in lines]
-    found = candidates(data, len(data))
-    assert starts[0] + 1 not in found and starts[2] not in found
-    assert {starts[1] + 1, starts[3], starts[4] + 1} <= set(found)
-    assert trigger_offsets(data) == [starts[1] + 1, starts[3], starts[4] + 1]
+    for plain in (False, True):  # numpy's count; bytes.count (the worker's first chunk)
+        lines, tail_line = lines_of(bytearray(data) + b"\n\n", offsets, 7, tail, plain)
+        assert lines == [7 + data.count(b"\n", 0, offset) for offset in offsets]
+        assert tail_line == 7 + data.count(b"\n", 0, tail)

@@ -118,7 +118,9 @@ def test_the_parent_reads_ahead_while_the_worker_reads(
 ) -> None:
     """When the parent catches up with the worker inside a chunk, it reads the next chunk and
     finds its triggers meanwhile (the worker skips that one) instead of waiting idle; it parses
-    that chunk from what it read ahead. The same rows."""
+    that chunk from what it read ahead. The same rows. (Not the first chunk: that one it waits
+    for while the worker loads its modules; the worker is slowed enough here to be caught up
+    with later.)"""
     if alone:
         return
     from trtsafe_lab.logs.scan_chunks import Chunks
@@ -129,7 +131,7 @@ def test_the_parent_reads_ahead_while_the_worker_reads(
     original = scan_bytes.trigger_offsets
 
     def slowly(*args: object, **kwargs: object) -> object:
-        time.sleep(0.003)  # the worker (and the parent's own pass): slower than the parsing
+        time.sleep(0.03)  # the worker (and the parent's own pass): slower than the parsing
         return original(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(scan_bytes, "trigger_offsets", slowly)
@@ -260,3 +262,118 @@ def test_a_worker_that_fails_leaves_the_rest_to_the_parent(
     assert scan_failures(log, chunk_bytes=65_536, worker=True) == expected
     assert served[0] > 0 and served[1] > 0
     assert "worker bug for the test" in capfd.readouterr().err
+
+
+def test_the_parent_loads_no_bytes_pass_when_the_worker_sends_every_chunk(
+    corpus_dir: Path, tmp_path: Path, alone: bool
+) -> None:
+    """The worker is forked before numpy and Hyperscan load: a parent whose worker sends every
+    chunk (it waits for all of them here) loads neither; the rows are those of the scan without
+    a worker."""
+    if alone:
+        return
+    log = tmp_path / "big.log"
+    data = _corpus_log(corpus_dir)
+    log.write_bytes(data * (1 + (scan_chunks.SMALL_FILE_BYTES // len(data))))  # not "small"
+    code = (
+        "import sys\n"
+        "from trtsafe_lab.logs import scan_chunks\n"
+        "from trtsafe_lab.logs.scan import scan_failures\n"
+        "scan_chunks.WAIT_FOR_WORKER = True\n"
+        f"rows = scan_failures({str(log)!r}, chunk_bytes=1 << 20, worker=True)\n"
+        "print(len(rows), hash(repr(rows)))\n"
+        "print(sorted(m for m in ('numpy', 'hyperscan', 'trtsafe_lab.logs.scan_bytes')"
+        " if m in sys.modules))\n"
+        f"rows = scan_failures({str(log)!r}, chunk_bytes=1 << 20, worker=False)\n"
+        "print(len(rows), hash(repr(rows)))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+    )
+    assert result.returncode == 0, result.stderr
+    with_worker, loaded, without = result.stdout.splitlines()
+    assert with_worker == without and int(with_worker.split()[0]) > 100
+    assert loaded == "[]"
+
+
+def test_the_parent_waits_for_a_first_chunk_the_worker_claimed(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, alone: bool
+) -> None:
+    """The worker claims its first chunk before loading its modules (slow: 0.3 s here): the
+    parent waits for that chunk's answer, without reading ahead meanwhile, and takes it; the
+    chunks after it are waited for at most MAX_WAIT_SECONDS as before."""
+    if alone:
+        return
+    from trtsafe_lab.logs import scan_worker
+    from trtsafe_lab.logs.scan_worker import ChunkTriggers
+
+    monkeypatch.setattr(scan_worker, "FIRST_WAIT_SECONDS", 60.0)
+    log = tmp_path / "x.log"
+    log.write_bytes(b"[E] x\n" * 1000)
+
+    def work(fd: int, start: int, send: object, progress: scan_worker.Progress) -> None:
+        progress.begin(0)
+        time.sleep(0.3)  # loading its modules
+        send(ChunkTriggers(0, 0, 6000, [0, 6], [0, 1], 0, 0))  # type: ignore[operator]
+
+    with open(log, "rb") as handle:
+        helper = TriggerWorker.start(handle.fileno(), 0, work)
+        assert helper is not None
+        read_ahead: list[int] = []
+        try:
+            waited = 0.0  # the parent asks once the worker has claimed the chunk (as the CLI
+            while scan_worker._POSITION.unpack_from(helper._shared, scan_worker._AT)[0] < 0:
+                time.sleep(0.001)  # does: it loads the parser's modules first)
+                waited += 0.001
+                assert waited < 30
+            found = helper.triggers(0, 0, 6000, lambda: read_ahead.append(0))
+        finally:
+            helper.close()
+    assert found is not None and found.offsets == [0, 6] and read_ahead == []
+
+
+@pytest.mark.parametrize("change", ["truncate-half", "truncate-empty", "grow", "rewrite"])
+def test_a_log_changed_during_the_scan_gives_rows_or_a_clear_error(
+    corpus_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, served: list[int],
+    change: str, alone: bool,
+) -> None:
+    """A log rewritten while it is scanned (a build re-run overwriting it): shrunk, emptied,
+    grown or its bytes replaced after the third chunk, while the worker reads ahead. Both
+    processes read with ``preadv`` into their own buffers (no file mapping, nothing that a
+    shorter file could fault), so the scan ends with rows (or a LogReadError, a clear one);
+    the worker is reaped either way."""
+    if alone:
+        return
+    from trtsafe_lab.logs.source import LogReadError
+
+    log = tmp_path / "big.log"
+    data = _corpus_log(corpus_dir)
+    data = data * (1 + (scan_chunks.SMALL_FILE_BYTES // len(data)))  # the Hyperscan path
+    log.write_bytes(data)
+    original = TriggerWorker.triggers  # the served fixture's count of the worker's answers
+
+    def changing(self: TriggerWorker, number: int, *more: object) -> object:
+        if number == 3:
+            if change == "truncate-half":
+                os.truncate(log, len(data) // 2)
+            elif change == "truncate-empty":
+                os.truncate(log, 0)
+            elif change == "grow":
+                with open(log, "ab") as out:
+                    out.write(data[: len(data) // 3])
+            else:
+                with open(log, "r+b") as out:
+                    out.write(bytes(reversed(data)))
+        return original(self, number, *more)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(TriggerWorker, "triggers", changing)
+    try:
+        rows = scan_failures(log, chunk_bytes=1 << 20, worker=True)
+    except LogReadError as err:
+        assert str(log) in str(err)
+    else:
+        assert all(isinstance(row, dict) and row["line"] >= 1 for row in rows)
+    assert served[0] + served[1] > 3  # the worker ran: its chunks were asked for
+    with pytest.raises(ChildProcessError):  # no child left behind (reaped)
+        os.waitpid(-1, os.WNOHANG)

@@ -87,15 +87,37 @@ def test_only_the_process_command_line_freezes_the_collector(tmp_path: Path) -> 
     """``main()`` run as the process's command (no ``argv``: the console script) moves its
     objects out of the collector's reach before the interpreter's exit collection; ``main(argv)``
     from a caller leaves the collector as it was."""
-    log = tmp_path / "empty.log"
-    log.write_bytes(b"")
     code = (
         "import gc, sys\n"
         "from trtsafe_lab.cli import main\n"
-        f"assert main(['failures', {str(log)!r}]) == 0 and gc.get_freeze_count() == 0\n"
-        f"sys.argv = ['trtsafe-lab', 'failures', {str(log)!r}]\n"
+        f"assert main(['runs', '--runs', {str(tmp_path)!r}]) == 0 and gc.get_freeze_count() == 0\n"
+        f"sys.argv = ['trtsafe-lab', 'runs', '--runs', {str(tmp_path)!r}]\n"
         "assert main() == 0\n"
         "print(gc.get_freeze_count() > 0)\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.stdout.strip().endswith("True"), result.stderr
+
+
+def test_failures_process_ends_at_once_with_its_output_and_exit_code(tmp_path: Path) -> None:
+    """``failures`` as the process's command ends the process in ``main()`` once its output is
+    flushed (no interpreter teardown, no exit handlers: none of its own); the output and the
+    exit code are those of ``main(argv)``, a refused log's message included."""
+    log = tmp_path / "one.log"
+    log.write_bytes(b"[E] Error Code 2: Internal Error (Assertion x failed.)\n")
+    for args, expected in (([str(log)], 0), ([str(tmp_path / "missing.log")], 2)):
+        code = (
+            "import atexit, sys\n"
+            "from trtsafe_lab.cli import main\n"
+            "atexit.register(lambda: print('teardown'))\n"
+            f"sys.argv = ['trtsafe-lab', 'failures', *{args!r}]\n"
+            "main()\n"
+            "print('returned')\n"
+        )
+        ended = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        call = f"from trtsafe_lab.cli import main; main(['failures', *{args!r}])"
+        called = subprocess.run([sys.executable, "-c", call], capture_output=True, text=True)
+        assert ended.returncode == expected, ended.stderr
+        assert ended.stdout == called.stdout and ended.stderr == called.stderr
+        assert "teardown" not in ended.stdout and "returned" not in ended.stdout
+        assert (expected == 0) == ("failure rows" in ended.stdout)

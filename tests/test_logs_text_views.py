@@ -83,3 +83,20 @@ def test_pieces_join_to_the_whole_table(corpus_dir: Path) -> None:
         assert len(pieces) > 1 if size < len(whole) // 2 else len(pieces) == 1
         assert all(piece.endswith("\n") for piece in pieces)
     assert list(failure_text([], piece_chars=1)) == ["no failures found\n"]
+
+
+def test_repeated_blocks_keep_each_rows_line_and_any_row_shape(corpus_dir: Path) -> None:
+    """A repeated row's block is reused with its own line number; rows whose tensors are a
+    list (not hashable) or that lack a column the block is keyed on print as the others."""
+    log = corpus_dir / "build-logs" / "cases" / "060.log"
+    rows = analyze_log(log).failures.to_dict(orient="records")
+    moved = [{**row, "line": row["line"] + 1000} for row in rows]
+    text = format_failures(rows + moved)
+    for row in moved:
+        assert f"line {row['line']}  " in text
+    as_lists = [{**row, "tensors": list(row["tensors"])} for row in rows + moved]
+    assert format_failures(as_lists) == text
+    without_code = [{k: v for k, v in row.items() if k != "error_code"} for row in rows]
+    assert format_failures(without_code) == format_failures(
+        [{**row, "error_code": None} for row in rows]
+    )

@@ -139,8 +139,22 @@ def _emit_rows(rows: Iterable[dict[str, Any]], args: argparse.Namespace) -> None
     else:
         from trtsafe_lab.logs import text_views
 
-        for piece in list(text_views.failure_text(rows)):  # all formatted, then printed
-            out.write(piece)
+        pieces = text_views.failure_text(rows)
+        raw = getattr(out, "buffer", None)
+        encoding = getattr(out, "encoding", None) or ""
+        if raw is None or os.linesep != "\n" or encoding.lower().replace("_", "-") != "utf-8":
+            for piece in list(pieces):  # all formatted, then printed
+                out.write(piece)
+        else:
+            # each piece encoded as it is formatted (while the worker still reads), as the
+            # stream would encode it (UTF-8: no state, no byte-order mark); printed at the end
+            errors = out.errors or "strict"
+            data = [piece.encode("utf-8", errors) for piece in pieces]
+            out.flush()
+            for block in data:
+                raw.write(block)
+            raw.flush()
+            return
     out.flush()
 
 

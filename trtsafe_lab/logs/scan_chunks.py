@@ -1,7 +1,7 @@
 """The streaming scan's chunks: the file read in pieces into one reused buffer (the lines kept
 from one chunk for the next one's windows, then the new lines), the same for the scan and its
 worker (:mod:`trtsafe_lab.logs.scan_worker`: the chunk loop it runs, without parsing), and the
-bytes-level pass this process does itself (numpy's, or one regular expression on a small file).
+bytes-level pass this process does itself (Hyperscan's, or one regular expression on a small file).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import os
 import re
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from trtsafe_lab.logs.scan_worker import (
@@ -133,35 +132,45 @@ def worker_part(chunk_bytes: int, path: str | os.PathLike[str]) -> Work:
     def work(
         fd: int, start: int, send: Callable[[ChunkTriggers], None], progress: Progress
     ) -> None:
+        # The first chunk is claimed before Hyperscan loads (~25 ms with its database; numpy
+        # loads after that chunk is sent): the parent, loading the parser's modules meanwhile,
+        # waits for it instead of loading them too.
+        wanted = progress.begin(0)
         from trtsafe_lab.logs import scan_bytes
 
         chunks = Chunks(PreadReader(fd, start), chunk_bytes, path)
         scratch = scan_bytes.Scratch()
         while True:
-            wanted = progress.begin(chunks.number + 1)  # the parent waits for it from here
+            # the first chunk counted without numpy (loaded once it is sent, before the second
+            # is claimed: the parent is still parsing the first then)
+            plain = chunks.number < 0
+            if not plain:
+                wanted = progress.begin(chunks.number + 1)  # the parent waits for it from here
             chunks.read()
             buf, end, number, begin = chunks.buf, chunks.end, chunks.number, chunks.context_end
-            tail = 0 if chunks.eof else scan_bytes.tail_start(buf, end, CONTEXT_LINES)
+            tail = 0 if chunks.eof else scan_bytes.tail_start(buf, end, CONTEXT_LINES, plain)
             if wanted:
                 offsets = scan_bytes.trigger_offsets(buf, end, scratch, begin)
-                lines, tail_line = scan_bytes.lines_of(buf, offsets, 0, tail)
+                lines, tail_line = scan_bytes.lines_of(buf, offsets, 0, tail, plain)
                 send(ChunkTriggers(number, begin, end, offsets, lines, tail, tail_line))
             else:
                 send(skipped(number, begin, end))
             if chunks.eof:
                 return
+            if plain:  # numpy loaded before the next chunk is claimed (the parent waits then)
+                import numpy  # noqa: F401
             chunks.advance(tail, 0)  # line numbers relative to each chunk's buffer
 
     return work
 
 
-SMALL_FILE_BYTES = 8 << 20  # smaller files: triggers found by one regex (no numpy import)
+SMALL_FILE_BYTES = 8 << 20  # smaller files: triggers found by one regex (no numpy, Hyperscan)
 
 
 class OwnTriggers:
-    """The bytes-level pass done by this process: numpy's (imported on first use), or, for a
-    small file, the triggers' combined regular expression and ``bytes`` methods (importing numpy
-    would take longer than the whole pass; :func:`small_trigger_offsets`)."""
+    """The bytes-level pass done by this process: Hyperscan's and numpy's (imported on first
+    use), or, for a small file, the triggers' combined regular expression and ``bytes`` methods
+    (importing them would take longer than the whole pass; :func:`small_trigger_offsets`)."""
 
     def __init__(self, small: bool) -> None:
         self.small = small
@@ -183,7 +192,7 @@ class OwnTriggers:
         """Where the last CONTEXT_LINES complete lines of ``data[:end]`` start."""
         if not self.small:
             return self._bytes.tail_start(data, end, CONTEXT_LINES)
-        pos = end - 1
+        pos = end - 1  # as tail_start(plain=True), without importing scan_bytes
         for _ in range(CONTEXT_LINES):
             pos = data.rfind(b"\n", 0, pos)
             if pos == -1:
@@ -213,19 +222,29 @@ def small_trigger_offsets(data: bytes | bytearray, size: int, begin: int = 0) ->
     return found
 
 
-@dataclass
 class Started:
     """A log file opened for the scan, with its worker when one was forked: ``reader`` is what
     the chunks are read from (at offsets when the worker runs: the next chunk can be read
-    ahead), ``own`` this process's bytes pass (made before the fork when numpy is needed)."""
+    ahead), ``own`` this process's bytes pass (made when first needed). A
+    plain class: ``dataclasses`` loads after the fork (see :class:`ChunkTriggers`)."""
 
-    handle: Any
-    path: str | os.PathLike[str]
-    chunk_bytes: int
-    small: bool
-    reader: Any
-    helper: TriggerWorker | None = None
-    own: OwnTriggers | None = None
+    def __init__(
+        self,
+        handle: Any,
+        path: str | os.PathLike[str],
+        chunk_bytes: int,
+        small: bool,
+        reader: Any,
+        helper: TriggerWorker | None = None,
+        own: OwnTriggers | None = None,
+    ) -> None:
+        self.handle = handle
+        self.path = path
+        self.chunk_bytes = chunk_bytes
+        self.small = small
+        self.reader = reader
+        self.helper = helper
+        self.own = own
 
 
 def start_scan(
@@ -243,9 +262,8 @@ def start_scan(
     if not (worker or (size >= WORKER_MIN_BYTES and spare_cpu())) or not can_fork_worker():
         return started
     assert raw is not None
-    # numpy imported before the fork: the child has it at once (importing it took the child
-    # ~0.1 s, chunks the parent then found itself, importing it too)
-    started.own = OwnTriggers(small)
+    # Forked before numpy and Hyperscan load: the child loads them while this process loads
+    # the parser's modules; this one loads them only if it finds a chunk's triggers itself.
     start = handle.tell()  # the worker and the reader begin here: after a UTF-8 byte-order mark
     helper = TriggerWorker.start(raw.fileno(), start, worker_part(chunk_bytes, path))
     if helper is not None:

@@ -2,10 +2,12 @@
 
 :class:`TriggerWorker` forks a child that reads the file in the same chunks as the scan (the chunk
 loop is deterministic: the same bytes give the same chunks) and sends, for each chunk, what the
-scan would otherwise compute with numpy before parsing it: the offsets of the lines holding a
-trigger, their line numbers, and where the context kept for the next chunk starts (with its line
-number). The scan (the parent) parses and prints (it imports numpy before the fork, so the child
-has it at once); the child stays a chunk or more ahead. When the parent reaches a chunk the child
+scan would otherwise compute (Hyperscan, numpy) before parsing it: the offsets of the lines
+holding a trigger, their line numbers, and where the context kept for the next chunk starts
+(with its line number). The scan (the parent) parses and prints; the child, forked before
+either imports numpy and Hyperscan, claims the first chunk before it imports them (the parent
+waits for it, up to :data:`FIRST_WAIT_SECONDS`, instead of importing them too) and stays a
+chunk or more ahead. When the parent reaches a chunk the child
 has not begun (at the start, or when it falls behind), the parent finds its triggers itself and the
 child skips it (a shared position says which chunk each is at; a race costs duplicate work, never a
 missing chunk: the child sends a message for every chunk, "skipped" included, and the parent waits
@@ -32,9 +34,9 @@ import signal
 import struct
 import sys
 import threading
+import time
 from array import array
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 # chunk number, new lines start, end, offsets (-1: skipped), tail, tail line
@@ -46,6 +48,7 @@ _AT, _TAKEN = 0, _POSITION.size
 _SKIPPED: list[int] = []  # the offsets of a chunk the child skipped
 MAX_WAIT_SECONDS = 0.01  # the parent finds a chunk's triggers itself rather than wait longer
 MAX_LATE = 3  # ... and stops using a child that was that late this many times
+FIRST_WAIT_SECONDS = 0.05  # the first chunk: the child loads Hyperscan first (~25 ms)
 CHILD_NICENESS = 10
 
 
@@ -70,21 +73,33 @@ def spare_cpu() -> bool:
     return running < len(os.sched_getaffinity(0))
 
 
-@dataclass
 class ChunkTriggers:
     """What the child found in chunk ``number`` of the scan's buffer (offsets into it): the
     chunk's new lines are ``[begin, end)``; ``offsets``: the first trigger of each line holding
     one, ``lines`` their line numbers counted from the buffer's first line (0); the context kept
     for the next chunk starts at ``tail`` (line ``tail_line`` of the buffer; both 0 for the last
-    chunk)."""
+    chunk). A plain class, not a dataclass or named tuple: this module loads before the worker
+    is forked, and ``dataclasses`` (with ``inspect``, ~7 ms) loads with the parser after it."""
 
-    number: int
-    begin: int
-    end: int
-    offsets: list[int]
-    lines: list[int]
-    tail: int
-    tail_line: int
+    __slots__ = ("begin", "end", "lines", "number", "offsets", "tail", "tail_line")
+
+    def __init__(
+        self,
+        number: int,
+        begin: int,
+        end: int,
+        offsets: list[int],
+        lines: list[int],
+        tail: int,
+        tail_line: int,
+    ) -> None:
+        self.number = number
+        self.begin = begin
+        self.end = end
+        self.offsets = offsets
+        self.lines = lines
+        self.tail = tail
+        self.tail_line = tail_line
 
 
 class PreadReader(io.RawIOBase):
@@ -125,6 +140,7 @@ class TriggerWorker:
         self._pending = bytearray()
         self._chunks: dict[int, ChunkTriggers] = {}
         self._late = 0  # chunks the child took longer than MAX_WAIT_SECONDS to send
+        self._first = True  # no chunk asked for yet
 
     @classmethod
     def start(cls, fd: int, start: int, work: Work) -> TriggerWorker | None:
@@ -198,6 +214,17 @@ class TriggerWorker:
             if at < number:
                 _POSITION.pack_into(self._shared, _TAKEN, number)
                 return None
+            if self._first:
+                # The child claimed its first chunk before loading its modules: the wait is
+                # shorter than this process loading them too to find the chunk's triggers.
+                self._first = False
+                deadline = time.monotonic() + FIRST_WAIT_SECONDS
+                while self._fd is not None and number not in self._chunks:
+                    left = deadline - time.monotonic()
+                    if left <= 0 or not select.select([self._fd], [], [], left)[0]:
+                        break
+                    self._receive(wait=True)  # a piece of the message, or the pipe's end
+                continue
             # The child is reading this chunk: the parent waits for it, and takes the next one
             # over (the child skips it): the parent waits only where it is the faster. Not for
             # long: a child that gets no CPU (a busy machine) is not waited for.

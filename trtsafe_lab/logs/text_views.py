@@ -8,6 +8,7 @@ same messages and names, so a row's wrapped lines are kept per distinct text.
 
 from __future__ import annotations
 
+import operator
 import shutil
 import textwrap
 from collections.abc import Iterable, Iterator, Mapping
@@ -21,6 +22,12 @@ if TYPE_CHECKING:
 
 INDENT = "    "
 WRAP_CACHE_CHARS = 4 << 20  # characters of wrapped texts kept for reuse (then the cache restarts)
+# What a failure block shows besides its line number (without --onnx): the header's fields, the
+# layer, tensors, message and explanation.
+_BLOCK_COLUMNS = (
+    C.SEVERITY, C.FATAL, C.PHASE, C.CATEGORY, C.ERROR_CODE, C.LAYER, C.TENSORS, C.MESSAGE,
+    C.EXPLANATION_ID,
+)
 
 
 def _width() -> int:
@@ -155,54 +162,40 @@ def failure_text(
     chars = 0  # in ``out``, about
     named: set[str] = set()
     # columns as locals: this loop runs once per row (34,000 on an error-dense log)
-    severity_, fatal_, phase_, category_, code_ = (
-        C.SEVERITY, C.FATAL, C.PHASE, C.CATEGORY, C.ERROR_CODE
+    fatal_, layer_, line_, log_, explanation_ = (
+        C.FATAL, C.LAYER, C.LINE, C.LOG, C.EXPLANATION_ID
     )
-    layer_, line_, log_, explanation_, tensors_, message_, onnx_op_ = (
-        C.LAYER, C.LINE, C.LOG, C.EXPLANATION_ID, C.TENSORS, C.MESSAGE, C.ONNX_OP
-    )
+    # A row's block after its line number, per the values it is made of (its line apart):
+    # repeated rows (an error-dense log repeats its failing output) cost one look-up.
+    blocks = _BodyCache()
+    block_of = operator.itemgetter(*_BLOCK_COLUMNS) if not onnx else None
     for row in rows:
         count += 1
-        is_fatal = row[fatal_]
-        fatal += bool(is_fatal)
+        fatal += bool(row[fatal_])
         layer = row[layer_]
         if layer:
             named.add(layer)
-        code = row.get(code_)
-        fields = (row[severity_], is_fatal, row[phase_], row[category_], code)
-        tail = tails.get(fields)
-        if tail is None:
-            header = [
-                row[severity_] or "untagged",
-                "FATAL" if is_fatal else "not fatal",
-                row[phase_] or "-",
-                row[category_] or "-",
-            ]
-            if not _missing(code):
-                header.append(f"Error Code {code}")
-            tail = tails[fields] = "  ".join(header)
         explanation_id = row.get(explanation_, "")
-        tensors = row.get(tensors_) or ()
-        key = (
-            layer,
-            tensors if type(tensors) is tuple else tuple(tensors),
-            (row.get(C.ONNX_OP), str(row.get(C.ONNX_INDEX))) if onnx and onnx_op_ in row else None,
-            row[message_],
-            explanation_id,
-            explanation_id in shown,
-        )
-        body = bodies.get(key)
-        if body is None:
-            body = "\n".join([*_body(row, onnx, shown, width), ""])
-            bodies.put(key, body)
+        block_key: tuple[Any, ...] | None = None
+        block = None
+        if block_of is not None:
+            try:
+                block_key = (block_of(row), explanation_id in shown)
+                block = blocks.get(block_key)
+            except (KeyError, TypeError):  # a column missing, a list of tensors: no caching
+                block_key = None
+        if block is None:
+            block = _block(row, onnx, shown, width, tails, bodies)
+            if block_key is not None:
+                blocks.put(block_key, block, len(block))
         elif explanation_id:
             shown.add(explanation_id)
         # the header line and the block after it (one list item: joined by newlines the same)
         if log_ in row:
-            out.append(f"{row[log_]}  line {row[line_]}  {tail}\n{body}")
+            out.append(f"{row[log_]}  line {row[line_]}  {block}")
         else:
-            out.append(f"line {row[line_]}  {tail}\n{body}")
-        chars += len(body) + 60
+            out.append(f"line {row[line_]}  {block}")
+        chars += len(block) + 20
         if chars >= piece_chars:
             out.append("")  # the newline after the piece's last block
             yield "\n".join(out)
@@ -213,6 +206,48 @@ def failure_text(
     out.append(f"{count} failure rows, {fatal} fatal, {len(named)} distinct layers named")
     out.append("")  # the last newline (appending it to the joined text copied all of it again)
     yield "\n".join(out)
+
+
+def _block(
+    row: Mapping[str, Any],
+    onnx: bool,
+    shown: set[str],
+    width: int,
+    tails: dict[tuple[Any, ...], str],
+    bodies: _BodyCache,
+) -> str:
+    """A failure block after its line number: the header's fields, then the block's lines
+    (``tails`` and ``bodies`` keep those already made)."""
+    is_fatal, code = row[C.FATAL], row.get(C.ERROR_CODE)
+    fields = (row[C.SEVERITY], is_fatal, row[C.PHASE], row[C.CATEGORY], code)
+    tail = tails.get(fields)
+    if tail is None:
+        header = [
+            row[C.SEVERITY] or "untagged",
+            "FATAL" if is_fatal else "not fatal",
+            row[C.PHASE] or "-",
+            row[C.CATEGORY] or "-",
+        ]
+        if not _missing(code):
+            header.append(f"Error Code {code}")
+        tail = tails[fields] = "  ".join(header)
+    explanation_id = row.get(C.EXPLANATION_ID, "")
+    tensors = row.get(C.TENSORS) or ()
+    key = (
+        row[C.LAYER],
+        tensors if type(tensors) is tuple else tuple(tensors),
+        (row.get(C.ONNX_OP), str(row.get(C.ONNX_INDEX))) if onnx and C.ONNX_OP in row else None,
+        row[C.MESSAGE],
+        explanation_id,
+        explanation_id in shown,
+    )
+    body = bodies.get(key)
+    if body is None:
+        body = "\n".join([*_body(row, onnx, shown, width), ""])
+        bodies.put(key, body)
+    elif explanation_id:
+        shown.add(explanation_id)
+    return f"{tail}\n{body}"
 
 
 def _body(row: Mapping[str, Any], onnx: bool, shown: set[str], width: int) -> list[str]:
@@ -242,8 +277,11 @@ class _BodyCache:
     def get(self, key: tuple[Any, ...]) -> str | None:
         return self._items.get(key)
 
-    def put(self, key: tuple[Any, ...], body: str) -> None:
-        size = len(key[0]) + len(key[3])
+    def put(self, key: tuple[Any, ...], body: str, size: int | None = None) -> None:
+        """Keep ``body``; ``size``: the characters it counts for (default: its key's layer and
+        message)."""
+        if size is None:
+            size = len(key[0]) + len(key[3])
         if self._chars + size > WRAP_CACHE_CHARS:
             self._items.clear()
             self._chars = 0
