@@ -8,10 +8,9 @@ Each trigger is a first byte that is rare-ish in verbose logs (``E``, ``W``, ``I
 ``!``, ``L``, ``j``, ``P``, ``N``, ``R``, ``(``, ``q``, ``A``, ``U``) followed by one of a few
 *tails* (a trigger may start inside a word: the phrase ``rejected node`` is found from its ``j``,
 ``requested constraints`` from its ``q``); every tail starts with a literal
-(its *head*), so the first two or three bytes of any match are known in advance
-(:data:`PREFIXES2`, :data:`PREFIXES3`). The scan uses that to reject almost every candidate
-position with a few vectorised numpy operations before running a regular expression on what is
-left.
+(its *head*). The streaming scan compiles :data:`TRIGGER_GROUPS` into one Hyperscan database
+(:mod:`trtsafe_lab.logs.scan_bytes`), so they use only syntax Hyperscan and Python's ``re`` read
+alike (literals, ``\\d``, ``\\w``, groups, alternations, bounded repeats).
 
 Two kinds of trigger: *error* triggers (severity tags and words, ONNX-parser lines, a
 ``Layer:`` label, a converter's refusal, an app logger's TensorRT tag) and *phase markers* (INFO
@@ -23,7 +22,6 @@ from __future__ import annotations
 import re
 
 _DIGITS = b"0123456789"
-TRIGGER_SPAN = 128  # no trigger match is longer: a match at a position needs these bytes only
 _MARKERS = (
     rb"(?:\[T\w{0,20}\]:? )?(?:Starting inference|Loaded engine|Loading bytes from"
     rb"|Local timing cache|Global timing cache|Start parsing network model"
@@ -107,20 +105,6 @@ def _pattern(first: bytes, tails: tuple[tuple[bytes, bytes], ...]) -> bytes:
 TRIGGER_GROUPS: tuple[tuple[bytes, bytes], ...] = tuple(
     (first, _pattern(first, errors + markers)) for first, (errors, markers) in _TAILS.items()
 )
-# Two-byte prefixes that already decide a candidate (a tail whose head is one byte), and
-# three-byte prefixes for the others: every match of TRIGGER_GROUPS starts with one of them.
-PREFIXES2: frozenset[bytes] = frozenset(
-    first + head
-    for first, (errors, markers) in _TAILS.items()
-    for head, _ in errors + markers
-    if len(head) == 1
-)
-PREFIXES3: frozenset[bytes] = frozenset(
-    first + head[:2]
-    for first, (errors, markers) in _TAILS.items()
-    for head, _ in errors + markers
-    if len(head) >= 2
-)
 _ERROR_BYTES = re.compile(
     b"|".join(_pattern(first, errors) for first, (errors, _) in _TAILS.items() if errors)
 )
@@ -136,16 +120,3 @@ def has_error_trigger(line: bytes | bytearray) -> bool:
     """True when ``line`` holds a trigger other than a phase marker."""
     return _ERROR_BYTES.search(line) is not None
 
-
-# Each trigger's literal start (its first byte and one of its tails' heads) with the regular
-# expression its trigger goes on with after it (b"": nothing more is required); the scan's
-# prefilter reads which bytes may follow a head from it.
-HEAD_RESTS: tuple[tuple[bytes, bytes], ...] = tuple(
-    (first + head, rest)
-    for first, (errors, markers) in _TAILS.items()
-    for head, rest in errors + markers
-)
-# The literal starts alone (every match of TRIGGER_GROUPS starts with one of these; PREFIXES2/3
-# are their first two or three bytes). The scan drops a candidate position whose bytes do not
-# begin one of them before any regex runs.
-LITERAL_HEADS: frozenset[bytes] = frozenset(head for head, _ in HEAD_RESTS)
