@@ -205,3 +205,12 @@ def test_line_numbers_of_offsets_match_counting(data: bytes, where: list[float],
         lines, tail_line = lines_of(bytearray(data) + b"\n\n", offsets, 7, tail, plain)
         assert lines == [7 + data.count(b"\n", 0, offset) for offset in offsets]
         assert tail_line == 7 + data.count(b"\n", 0, tail)
+
+
+def test_a_trigger_hyperscan_cannot_compile_is_refused_by_name() -> None:
+    """Hyperscan refuses a whole database for one pattern it cannot read (a lookbehind): the
+    error names the pattern and what to do, and no trigger is dropped silently."""
+    from trtsafe_lab.logs.scan_bytes import _database
+
+    with pytest.raises(ValueError, match=r"pattern\(s\) \[b'a\(\?<=b\)c'\] \(.*triggers\.py"):
+        _database([b"abc", b"a(?<=b)c"])

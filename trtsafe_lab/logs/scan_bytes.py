@@ -20,21 +20,39 @@ import hyperscan
 from trtsafe_lab.logs.triggers import TRIGGER_GROUPS
 
 
-def _database() -> Any:
-    """Every trigger group in one block-mode database, each match reported with its leftmost
-    start (compiling takes ~20 ms: once a process, in the worker after the fork)."""
-    patterns = [pattern for _, pattern in TRIGGER_GROUPS]
+def _database(patterns: list[bytes]) -> Any:
+    """``patterns`` in one block-mode database, each match reported with its leftmost start
+    (compiling the trigger groups takes ~20 ms: once a process, in the worker after the fork).
+    Hyperscan refuses the whole database when it cannot compile one pattern: that raises,
+    naming the pattern."""
     database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-    database.compile(
-        expressions=patterns,
-        ids=list(range(len(patterns))),
-        elements=len(patterns),
-        flags=[hyperscan.HS_FLAG_SOM_LEFTMOST] * len(patterns),
-    )
+    try:
+        database.compile(
+            expressions=patterns,
+            ids=list(range(len(patterns))),
+            elements=len(patterns),
+            flags=[hyperscan.HS_FLAG_SOM_LEFTMOST] * len(patterns),
+        )
+    except hyperscan.error as err:
+        alone = len(patterns) == 1
+        refused = patterns if alone else [pattern for pattern in patterns if _refused(pattern)]
+        raise ValueError(
+            f"Hyperscan cannot compile the trigger pattern(s) {refused!r} ({err}): write the "
+            "trigger in trtsafe_lab/logs/triggers.py with syntax Hyperscan and Python's re both "
+            "read alike (literals, \\d, \\w, groups, bounded repeats)"
+        ) from err
     return database
 
 
-_DATABASE = _database()
+def _refused(pattern: bytes) -> bool:
+    try:
+        _database([pattern])
+    except ValueError:
+        return True
+    return False
+
+
+_DATABASE = _database([pattern for _, pattern in TRIGGER_GROUPS])
 
 
 class Scratch:
