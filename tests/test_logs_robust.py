@@ -214,3 +214,24 @@ def test_a_trigger_hyperscan_cannot_compile_is_refused_by_name() -> None:
 
     with pytest.raises(ValueError, match=r"pattern\(s\) \[b'a\(\?<=b\)c'\] \(.*triggers\.py"):
         _database([b"abc", b"a(?<=b)c"])
+
+
+def _trigger_match_strategy() -> st.SearchStrategy[bytes]:
+    from trtsafe_lab.logs.triggers import TRIGGER_GROUPS
+
+    return st.one_of([st.from_regex(pattern, fullmatch=True) for _, pattern in TRIGGER_GROUPS])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_every_text_re_reads_as_a_trigger_hyperscan_reads_so(data: st.DataObject) -> None:
+    """Texts generated from each trigger group's own syntax (every alternative, repeat count
+    and class, not only those in the corpus or FRAGMENTS): Hyperscan finds the trigger Python's
+    ``re`` finds, alone and between other bytes."""
+    from trtsafe_lab.logs.scan_bytes import trigger_offsets
+
+    trigger = data.draw(_trigger_match_strategy())
+    assert trigger_offsets(trigger) == [0] == _first_trigger_of_each_line(trigger)
+    around = data.draw(st.tuples(st.binary(max_size=40), st.binary(max_size=40)))
+    text = around[0] + trigger + around[1]
+    assert trigger_offsets(text) == _first_trigger_of_each_line(text)
