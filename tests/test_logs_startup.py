@@ -121,3 +121,24 @@ def test_failures_process_ends_at_once_with_its_output_and_exit_code(tmp_path: P
         assert ended.stdout == called.stdout and ended.stderr == called.stderr
         assert "teardown" not in ended.stdout and "returned" not in ended.stdout
         assert (expected == 0) == ("failure rows" in ended.stdout)
+
+
+def test_failures_process_on_a_closed_pipe_ends_quietly_with_141(tmp_path: Path) -> None:
+    """A reader that goes away (``| head``) while ``failures`` still writes: the process that
+    ends at once still ends as every command does on a closed pipe (141, nothing on stderr)."""
+    log = tmp_path / "many.log"
+    log.write_bytes(b"[E] Error Code 2: Internal Error (Assertion x failed.)\n" * 50_000)
+    code = (
+        "import sys\n"
+        "from trtsafe_lab.cli import main\n"
+        f"sys.argv = ['trtsafe-lab', 'failures', {str(log)!r}]\n"
+        "main()\n"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout.read(100)  # megabytes more than a pipe holds are still to come
+    process.stdout.close()
+    err = process.stderr.read()
+    assert process.wait() == 141 and err == b""
