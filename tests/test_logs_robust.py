@@ -235,3 +235,22 @@ def test_every_text_re_reads_as_a_trigger_hyperscan_reads_so(data: st.DataObject
     around = data.draw(st.tuples(st.binary(max_size=40), st.binary(max_size=40)))
     text = around[0] + trigger + around[1]
     assert trigger_offsets(text) == _first_trigger_of_each_line(text)
+
+
+@pytest.mark.parametrize("line", [
+    "E0\u0663\u0664\u0665 \u0666 conv.cc:1] failed",  # glog's E0123 4 in Arabic-Indic digits
+    "W\uff11\uff12\uff13\uff14 \uff15 x.cc:2] warn",  # fullwidth digits after a glog W
+    "[I] [T\u00e9\u00e8] Loaded engine size: 3 MiB",  # non-ASCII letters in a \w run
+    "E0123 4 conv.cc:1] failed",  # controls: ASCII, a trigger for both
+    "[I] [TRT] Loaded engine size: 3 MiB",
+])
+def test_text_and_bytes_triggers_read_digits_and_letters_alike(line: str) -> None:
+    """The full parse reads lines as text, the scan reads bytes: a non-ASCII digit or letter
+    where a trigger has ``\\d``/``\\w`` must be a trigger for both or for neither (text patterns
+    are ASCII-only, as bytes patterns are), so the scan and the parse never disagree on a line."""
+    from trtsafe_lab.logs.scan_bytes import trigger_offsets
+    from trtsafe_lab.logs.triggers import has_trigger
+
+    data = line.encode("utf-8") + b"\n"
+    assert has_trigger(line) == bool(trigger_offsets(data)), line
+    assert has_trigger(line) == line.isascii()

@@ -108,7 +108,7 @@ TRIGGER_GROUPS: tuple[tuple[bytes, bytes], ...] = tuple(
 _ERROR_BYTES = re.compile(
     b"|".join(_pattern(first, errors) for first, (errors, _) in _TAILS.items() if errors)
 )
-_TRIGGER_TEXT = re.compile("|".join(p.decode() for _, p in TRIGGER_GROUPS))
+_TRIGGER_TEXT = re.compile("|".join(p.decode() for _, p in TRIGGER_GROUPS), re.ASCII)
 
 
 def has_trigger(text: str) -> bool:
