@@ -71,16 +71,13 @@ _LABEL_ANYWHERE = re.compile(r"(?<![\w.:])(?:\w{1,40}_)?(?:[Ll]ayer|[Nn]ode):(?!
 # PyTorch", "deconvolution 'X' is not supported ... Falling back to PyTorch.")
 # TF-TRT's segmenter: "Not a TF-TRT candidate, (Op type: T), (Op name: X), (Reason: R)"
 # (tensorflow/compiler/tf2tensorrt/segment/segment.cc, VLOG(1)): X stays in TensorFlow.
+_TF_TRT_CANDIDATE = r"(?:Not a|Blacklisted as|Denylisted as) TF-TRT candidate, "
 REFUSAL = re.compile(
-    r"converter rejected node |[Ff]alling back to PyTorch|will run in PyTorch"
-    r"|(?:Not a|Blacklisted as|Denylisted as) TF-TRT candidate, "
+    r"converter rejected node |[Ff]alling back to PyTorch|will run in PyTorch|" + _TF_TRT_CANDIDATE
 )
 _REFUSED_NODE = re.compile(r"\b[Nn]ode (?=\S)|'(?=[^'\s]{1,4096}')")
 _NOT_REFUSED = "excluded by segmenter option"
-_TF_TRT_REFUSED = re.compile(
-    r"(?:Not a|Blacklisted as|Denylisted as) TF-TRT candidate, \(Op type: [^()\s]{0,200}\), "
-    r"\(Op name: "
-)
+_TF_TRT_REFUSED = re.compile(_TF_TRT_CANDIDATE + r"\(Op type: [^()\s]{0,200}\), \(Op name: ")
 _LOCATION = re.compile(rf"\[[^\]\s]{{1,300}}(?:::|\.{SOURCE_EXTENSION}:)[^\]\s]{{0,300}}\] ")
 _PROGRAM_THEN_SOURCE = re.compile(rf": \S{{1,300}}\.{SOURCE_EXTENSION}:\d{{1,9}}: ")
 _LOGGER_TAG = re.compile(r"\[(?:TRT|TensorRT)\] ")
