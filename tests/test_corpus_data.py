@@ -90,8 +90,9 @@ def test_files_and_rows_match_one_to_one() -> None:
     files = [row["file"] for row in ROWS]
     assert len(files) >= 150
     assert len(set(files)) == len(files)
-    assert all(re.fullmatch(r"n\d{3}\.log", f) for f in files)
-    assert files == sorted(files)
+    # n001-n999, then four digits from batch 6 (n1000 onwards); sorted by number
+    assert all(re.fullmatch(r"n(?:\d{3}|[1-9]\d{3})\.log", f) for f in files)
+    assert files == sorted(files, key=lambda f: int(f[1:-4]))
     assert set(files) == {p.name for p in CASES.iterdir()}
 
 
@@ -104,10 +105,10 @@ def test_row_is_consistent_with_its_log(row: dict[str, str]) -> None:
     # batch 1: n001-n166 (session 2); batch 2: n167-n359 (session 3); batch 3: n360-n599
     # (session 4); batch 4: n600-n879 (session 5); batch 5: n880+ (session 6), each collected and
     # split before the rules of its session were written; each batch's set-aside part is scored
-    # on its own too
-    number = int(row["file"][1:4])
-    bounds = ((166, "1"), (359, "2"), (599, "3"), (879, "4"))
-    expected = next((batch for last, batch in bounds if number <= last), "5")
+    # on its own too; batch 6: n1000+ (session 7)
+    number = int(row["file"][1:-4])
+    bounds = ((166, "1"), (359, "2"), (599, "3"), (879, "4"), (999, "5"))
+    expected = next((batch for last, batch in bounds if number <= last), "6")
     assert row["batch"] == expected
     assert row["source_url"].startswith("https://")
     assert row["tool"] in TOOLS
