@@ -155,3 +155,45 @@ def test_an_op_kinds_limit_names_no_node() -> None:
     log = (f"ERROR: [Torch-TensorRT] - Unable to convert node: {node}\n"
            "upsample_linear1d only supports align_corner with TensorRT <= 7.0.\n")
     assert [layer for layer, _, _ in _layers(log)] == [node]
+
+
+@pytest.mark.parametrize("name", ["conv_1/Conv2D", "/model/attn/Softmax_3"])
+def test_a_layers_limit_names_the_layer(name: str) -> None:
+    """A layer's own limit ("X only supports 2D inputs") names X at the message start, as any
+    strong name followed by a predicate does; the op-kind case above is a continuation line."""
+    assert [layer for layer, _, _ in _layers(f"[E] [TRT] {name} only supports 2D inputs\n")] == [
+        name]
+
+
+@pytest.mark.parametrize(("level", "severity"), [
+    ("TRACE", "verbose"), ("SUCCESS", "info"), ("DEBUG", "verbose"), ("ERROR", "error")])
+def test_loguru_levels_follow_loguru_table(level: str, severity: str) -> None:
+    """loguru's level table: TRACE (5) is below DEBUG (10), SUCCESS (25) between INFO and
+    WARNING."""
+    from trtsafe_lab.logs.records import parse_prefix
+
+    prefix, message = parse_prefix(f"2024-01-01 10:00:00.123 | {level:<8} | app:run:42 - msg")
+    assert (prefix.severity, message) == (severity, "msg")
+
+
+@pytest.mark.parametrize("printed", [
+    "[TensorRT-LLM][ERROR] Input shape not specified: input_ids",
+    "RuntimeError: Input shape not specified: input_ids",
+    "[E] Input shape not specified: input_ids",
+])
+def test_an_unset_input_shape_names_a_tensor_whoever_prints_it(printed: str) -> None:
+    """tllmRuntime.cpp's "Input shape not specified: T" names an engine input tensor, under any
+    logger (not only TensorRT-LLM's own)."""
+    failures = analyze_log((printed + "\n").encode()).failures
+    assert [layer for layer in failures["layer"] if layer] == []
+    assert tuple(t for row in failures["tensors"] for t in row) == ("input_ids",)
+
+
+@pytest.mark.parametrize("line", [
+    "GPU memory allocation error during getBestTactic: conv0_fwd",
+    "Get cuda error during getBestTactic: (Unnamed Layer* 176) [PluginV2DynamicExt]",
+    "GPU error during getBestTactic: a/conv1 + a/bn_1 : invalid argument",
+])
+def test_every_getbesttactic_report_names_its_layer(line: str) -> None:
+    expected = line.split("getBestTactic: ", 1)[1].rsplit(" : ", 1)[0]
+    assert [layer for layer, _, _ in _layers(f"[W] [TRT] {line}\n")] == [expected]

@@ -11,9 +11,13 @@ from __future__ import annotations
 import html
 import re
 
-# CSI sequences (colours, cursor moves) and the two-byte escapes; other C0 controls but tab and
-# newline are shown as visible escapes so nothing is hidden.
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
+# A CSI sequence (colours, cursor moves) after its ESC byte: parameter, intermediate and final
+# bytes (ECMA-48). One pattern text for every module that reads colour codes (logs.records also
+# reads them written out as text, "\\x1b[31m").
+ANSI_CSI_BODY = r"\[[0-?]{0,32}[ -/]{0,8}[@-~]"
+# CSI sequences and the two-byte escapes; other C0 controls but tab and newline are shown as
+# visible escapes so nothing is hidden.
+_ANSI = re.compile(r"\x1b" + ANSI_CSI_BODY + r"|\x1b[@-Z\\-_]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 

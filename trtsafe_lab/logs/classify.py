@@ -37,6 +37,7 @@ from trtsafe_lab.logs.categories import (
     WARNING_CATEGORIES,
 )
 from trtsafe_lab.logs.error_sites import error_code, location, source
+from trtsafe_lab.logs.layer_names import BEST_TACTIC_ERROR
 from trtsafe_lab.logs.name_grammar import REFUSAL
 from trtsafe_lab.logs.node_blocks import (
     IMPORTER_LOCATION,
@@ -62,6 +63,7 @@ from trtsafe_lab.logs.record_names import (
     grammar_names,
 )
 from trtsafe_lab.logs.records import Record
+from trtsafe_lab.logs.triggers import BARE_MESSAGE
 
 ERRORISH = frozenset({"error", "internal_error", "critical"})
 REPORTED = ERRORISH | {"warning", ""}
@@ -81,18 +83,12 @@ _WRAPPED_BEFORE_NAME = re.compile(
 _TIMING_RUNNER = re.compile(
     r"Timing Runner: (?P<name>[^\n]{1,4096}?) \((?!Reformat\))[\w\[\]]{1,60}\)\s*$"
 )
+_PROCESS_DIED = re.compile(r"Assertion `|^Segmentation fault|^Aborted \(core dumped\)")
 # ... and so did a tactic runner's own failure (TensorRT's runner sources: "[convolutionRunner.cpp::
 # executeConv::465] Error Code 1: Cudnn (CUDNN_STATUS_ALLOC_FAILED)", "cudaPluginV2DynamicExtRunner
 # .cpp (108) - Cuda Error in ...::execute"): the tactic of the layer being timed failed.
-_CRASH = re.compile(
-    r"Assertion `|^Segmentation fault|^Aborted \(core dumped\)|[a-z]Runner\.cpp\b"
-)
+_RUNNER_FAILED = re.compile(r"[a-z]Runner\.cpp\b")
 
-
-# The builder's report of an error raised while it timed a layer's tactics ("Get cuda error
-# during getBestTactic: X", "GPU memory allocation error during getBestTactic: X"): the error
-# itself was printed just before, and says what failed.
-_REPORTS_EARLIER_ERROR = re.compile(r"\berror during getBestTactic: ")
 
 # --- phase markers ---------------------------------------------------------------------------
 _RUNTIME_MARKER = re.compile(
@@ -236,13 +232,13 @@ def examine(record: Record, state: ParseState) -> LogFacts:
             reset_block(state)
     category = state.category_of(message)
     before_category = recent_error_category(state)  # the context records' latest error
-    if before_category and category == "tactic-failure" and _REPORTS_EARLIER_ERROR.search(message):
+    if before_category and category == "tactic-failure" and BEST_TACTIC_ERROR.search(message):
         # "Get cuda error during getBestTactic: X" reports the error printed just before it
         # (a plugin's execute failed: plugin; an allocation ran out of memory), on X's tactic
         category = before_category
     if parser_error and category not in ("parser-unsupported", "parser-error", "plugin"):
         category = "parser-error"  # (a plugin the parser found but could not create: plugin)
-    if record.hit and "myelin" in message and _CRASH.search(message):
+    if record.hit and "myelin" in message and _PROCESS_DIED.search(message):
         category = "myelin"  # an assertion in Myelin's own sources ("myelin/src/compiler/...")
     severity = prefix.severity
     if not severity and (parser_error or UNTAGGED_ERROR.search(message)):
@@ -272,8 +268,10 @@ def examine(record: Record, state: ParseState) -> LogFacts:
             context = ContextRecord(0, importer_node, error_category, parser_error, timed, reason)
             aged = (context, *aged)
         state.recent = aged
-    if record.hit and not findings and severity in ERRORISH and _CRASH.search(message):
-        crashed = recent_timed_layer(state)  # the process died while timing this layer
+    if record.hit and not findings and severity in ERRORISH and (
+        _PROCESS_DIED.search(message) or _RUNNER_FAILED.search(message)
+    ):
+        crashed = recent_timed_layer(state)  # the process died, or a tactic failed, timing it
         if crashed:
             findings.append(LogFinding(crashed, record.line))
     refusal = (
@@ -281,9 +279,16 @@ def examine(record: Record, state: ParseState) -> LogFacts:
         and ("rejected node" in message or "PyTorch" in message or "TF-TRT cand" in message)
         and REFUSAL.search(message) is not None
     )
+    # TensorRT's own layer message printed bare (no prefix: records start a record at it)
+    bare = (
+        record.hit
+        and not severity
+        and not prefix.tagged
+        and BARE_MESSAGE.search(record.lines[0][1] if record.lines else "") is not None
+    )
     tensors: list[str] = []
     if record.hit and not framing and (
-        refusal or _may_name_layers(severity, category)
+        refusal or bare or _may_name_layers(severity, category)
     ):
         tensors = grammar_names(record, findings, seen, state)
     if not category and findings and severity in ERRORISH:

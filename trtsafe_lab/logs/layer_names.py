@@ -107,7 +107,11 @@ def _status_node(text: str, start: int) -> str:
         return text[start:end]
     rest = text[start : start + MAX_NAME_CHARS].rstrip()
     return rest[:-1] if rest.endswith('"') else rest
-_GET_BEST_TACTIC = re.compile(r"(?:GPU|[Cc]uda) error during getBestTactic: ")
+# The builder's report of an error raised while it timed a layer's tactics ("Get cuda error
+# during getBestTactic: X", "GPU error during getBestTactic: X : invalid argument", "GPU memory
+# allocation error during getBestTactic: X"): X is the layer; the error itself was printed just
+# before (classify reads its category). One pattern for every module that reads it.
+BEST_TACTIC_ERROR = re.compile(r"\berror during getBestTactic: ")
 _INVALID_NODE = re.compile(r"(?:Invalid Node|Exception occurred in) - ")
 _WRAPPER_LOCATION = re.compile(r" at [\w./\\-]{1,300}:\d{1,9} \(\w{1,200}\)\.?$")
 _IN_NODE_NAMED = re.compile(
@@ -247,7 +251,7 @@ def line_names(text: str) -> list[tuple[str, str]]:
         for match in itertools.islice(_TF_STATUS_AT.finditer(text), MAX_MATCHES):
             out.append((_status_node(text, match.end()), ""))
     if "getBestTactic: " in text:
-        tactic = _GET_BEST_TACTIC.search(text)
+        tactic = BEST_TACTIC_ERROR.search(text)
         if tactic and tactic.end() < len(text):
             out.append((_best_tactic_name(text[tactic.end() :]), ""))  # the record's
     if "Invalid Node - " in text or "occurred in - " in text:

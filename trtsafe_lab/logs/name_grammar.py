@@ -94,6 +94,10 @@ _VALUE_ONLY = re.compile(
     r"|\([\d, ]{0,200}\))(?=\s*$|[,;] |\s{1,8}[A-Za-z_][\w.-]{0,40}: )"
 )
 _THEN_WORD = re.compile(r" [a-z]{2,40}\b")
+# An op kind's limit ("upsample_linear1d only supports align_corner with TensorRT <= 7.0.",
+# Torch-TensorRT's interpolate.cpp): a lower-case snake_case op name, no scope, no capital; a
+# layer's own limit names the layer ("conv_1/Conv2D only supports 2D inputs")
+_OP_KIND = re.compile(r"[a-z][a-z0-9]{0,40}(?:_[a-z][a-z0-9]{0,40}){1,8}")
 _SUBJECT_VERB = re.compile(r" (?:has|have|is|does|cannot|can not|must|requires)\b")
 # what follows a numbered subject: a reason in words ("417: all concat input tensors",
 # "417:kernel weights has count", "417: K exceeds ..."), not an op listing ("364: Transpose ->
@@ -166,7 +170,7 @@ def _leading_at(text: str, start: int, *, strong_then_word: bool) -> str:
         strong_then_word
         and _THEN_WORD.match(text, after)
         and looks_like_strong_name(name)
-        and not text.startswith(" only supports", after)  # an op kind's limit, no node
+        and not (text.startswith(" only supports", after) and _OP_KIND.fullmatch(name))
     ):
         return name
     spaced = spaced_name_token(text, start)  # "model/up 2/Resize: ...": the colon ends it
@@ -332,8 +336,8 @@ def tensor_names(text: str) -> list[str]:
         if subject:
             found.append(subject)
     if ("ensor" not in text and "Input for node" not in text and "put: " not in text
-            and " for " not in text):
-        return found
+            and " for " not in text and "not specified: " not in text):
+        return found  # (each _TENSOR alternative holds one of these literals)
     for match in itertools.islice(_TENSOR.finditer(text), MAX_MATCHES):
         start = match.end()
         if start >= len(text):

@@ -14,7 +14,8 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from trtsafe_lab.logs.triggers import has_trigger
+from trtsafe_lab.logs.triggers import BARE_MESSAGE, has_trigger
+from trtsafe_lab.text import ANSI_CSI_BODY
 
 MAX_CONTINUATION = 400  # untagged lines attached to one record before a new one is started
 MAX_LINE_CHARS = 1 << 20  # characters of one line kept for matching (the rest is cut off)
@@ -52,6 +53,9 @@ _SEVERITY_WORDS = {
 }
 
 _PY_LEVELS = "CRITICAL|ERROR|WARNING|INFO|DEBUG"
+# loguru's two levels beyond Python logging's (its level table: TRACE 5, below DEBUG 10;
+# SUCCESS 25, between INFO 20 and WARNING 30)
+_LOGURU_LEVELS = {"TRACE": "verbose", "SUCCESS": "info"}
 # One prefix token at the current position; the parser strips tokens until none matches.
 _TOKEN = re.compile(
     r"""
@@ -90,7 +94,7 @@ _TOKEN = re.compile(
 # A terminal colour code (an ANSI CSI sequence: Polygraphy colours its severities, CI logs keep
 # colours), or its text where a log went through a repr or JSON ("\\x1b[31m", "\\u001b[0m"), or
 # a Python list of them printed as text ("['\\x1b[38;5;9m']", n988): no message text
-_ANSI = r"(?:\x1b|\\x1b|\\033|\\u001b)\[[0-9;]{0,32}[A-Za-z]"
+_ANSI = r"(?:\x1b|\\x1b|\\033|\\u001b)" + ANSI_CSI_BODY
 _ANSI_WRAPPER = r"\['(?:" + _ANSI + r"){1,4}'\]|" + _ANSI
 _ANSI_TAIL = re.compile(r"(?:" + _ANSI + r"){1,8}[ \t]{0,64}$")
 # docker compose's service prefix before each line of a container's output ("triton-models-1    |
@@ -119,9 +123,14 @@ _STANDALONE = re.compile(
     r"While parsing node number|^In node \d|^Traceback \(most recent call last\)|^&&&& "
     r"|^Error: |^Error\[\d{1,9}\]: |^Segmentation fault|^terminate called after throwing"
     # TensorRT's own error, even indented under an application's exception message
-    r"|^(?:I[A-Z]\w{0,60}::\w{1,80}: )?Error Code:? \d{1,9}: "
+    # (after the error number and the source location TensorRT's error recorder prints first:
+    # "1: [convolutionRunner.cpp::executeConv::465] Error Code 1: Cudnn (...)")
+    r"|^(?:\d{1,2}: )?(?:\[[^\]\s]{1,300}\] )?(?:I[A-Z]\w{0,60}::\w{1,80}: )?Error Code:? \d{1,9}: "
     # glibc's assert message: the process dies ("trtexec: graph.cpp:1059: f(): Assertion `x'")
     r"|: Assertion `"
+    # the ONNX parser's error head printed bare ("builtin_op_importers.cpp:2179 In function
+    # importPad:"; its logger prints "ERROR: " first)
+    r"|^[\w./\\-]{1,300}\.cpp:\d{1,9} In function \w{1,200}:"
 )
 
 
@@ -207,7 +216,7 @@ def parse_prefix(text: str) -> tuple[Prefix, str]:
             prefix.source = prefix.source or ("tensorrt" if kind == "tagsev" else "app")
         elif kind in ("dashsev", "barsev", "commasev", "rossev"):  # Python logging, ROS 2
             word = token.group(kind)
-            prefix.severity = _SEVERITY_WORDS.get(word, "info")
+            prefix.severity = _SEVERITY_WORDS.get(word) or _LOGURU_LEVELS[word]
             prefix.source = prefix.source or "python-logging"
         elif kind == "nvinfer":  # tensorRT_Pro's logger tag for TensorRT's messages
             prefix.source = "tensorrt"
@@ -306,13 +315,28 @@ def line_parts(raw: str) -> tuple[LinePart, ...]:
     return _cached_line_parts(raw)
 
 
+_NOT_PROSE = re.compile(r"[^a-z \t]")
+
+
+def _bare_start(prefix: Prefix, text: str) -> bool:
+    """Does an untagged line start TensorRT's own message, printed bare (see
+    triggers.BARE_MESSAGE_PHRASES)? Its fixed wording follows a subject on the same line ("X:
+    all concat input tensors ...", "Could not find any implementation for node X"); wording at
+    the line's start, or after lower-case words only, continues the message above
+    ("[TensorRT] ERROR: [CONCATENATION #13]" then "all concat input tensors ...", n058)."""
+    if prefix.tagged or (text.startswith("(") and not text.startswith("(Unnamed Layer* ")):
+        return False  # "  (Could not find any implementation for node": a wrapped reason (n224)
+    phrase = BARE_MESSAGE.search(text)
+    return phrase is not None and _NOT_PROSE.search(text, 0, phrase.start() + 1) is not None
+
+
 def _line_parts(raw: str) -> tuple[LinePart, ...]:
     parts = []
     for part in split_line(raw):
         prefix, text = parse_prefix(part)
-        parts.append(
-            LinePart(prefix, text, part, _STANDALONE.search(text) is not None, has_trigger(part))
-        )
+        hit = has_trigger(part)
+        standalone = _STANDALONE.search(text) is not None or (hit and _bare_start(prefix, text))
+        parts.append(LinePart(prefix, text, part, standalone, hit))
     return tuple(parts)
 
 

@@ -43,7 +43,10 @@ _TAILS: dict[bytes, tuple[tuple[tuple[bytes, bytes], ...], tuple[tuple[bytes, by
         (),
     ),
     b"I": (
-        ((b"n node ", rb"-?\d"), (b"NVALID_NODE", b""), (b"nvalid Node", b"")),
+        # the ONNX parser's error head, also printed bare ("builtin_op_importers.cpp:2179 In
+        # function importPad:"; records._STANDALONE starts a record at it)
+        ((b"n node ", rb"-?\d"), (b"NVALID_NODE", b""), (b"nvalid Node", b""),
+         (b"n function ", rb"\w{1,200}:")),
         ((b"] ", _MARKERS), (b"NFO ", _MARKERS), (b"NFO: ", _MARKERS)),
     ),
     b"F": (((b"]", b""), (b"-TRT candidate", b"")), ()),  # trtexec's [F]: kINTERNAL_ERROR
@@ -97,6 +100,52 @@ _TAILS: dict[bytes, tuple[tuple[tuple[bytes, bytes], ...], tuple[tuple[bytes, by
 }
 
 
+# TensorRT's own layer messages, which apps also print bare (``print(msg)``, an exception's text:
+# no severity, no logger, no trigger word; train n496, n864, n909): the builder's and the
+# network validator's checks of a layer ("X: all concat input tensors must have the same
+# dimensions ...", "X: kernel weights has count N but M was expected", "Could not find any
+# implementation for node X"), DLA fallback notices and the builder's tactic report. Each
+# phrase is part of the message's fixed wording (its template), never of a name; a line that
+# holds one and no prefix starts a record of its own (records._BARE_MESSAGE).
+BARE_MESSAGE_PHRASES: tuple[bytes, ...] = (
+    # network validation and the shape analyzer (shape)
+    b"concat input tensors", b"dimensions not compatible", b"dimension may be inferred",
+    b"broadcast dimensions", b"uninferred dimensions", b"reshaping failed",
+    b"last dimension of input", b"weights has count", b"weights in kernel",
+    b"non-batch dimensions", b"dimensions are required", b"applied to shape tensor",
+    b"zeroIsPlaceHolder",
+    b"failed validation", b"ISliceLayer ",
+    # a layer's data-type or API contract (api-usage)
+    b"inputs must not be", b"used as an execution tensor", b"incompatible input types",
+    b"cannot use precision", b"invalid weights type", b"transpose is not valid",
+    b"out of range", b"not called", b"must be V2DynamicExt", b"requires at least two inputs",
+    # the builder (no-implementation, formats, scratch space, tactic errors)
+    b"implementation for node", b"supported formats", b"bytes of scratch space",
+    b"during getBestTactic: ",
+    # DLA's fallback notices (dla-fallback)
+    b"on DLA", b"for DLA", b"DLA only supports", b"to GPU for layer", b"device type to GPU",
+    # TF-TRT's engine op falling back to TensorFlow
+    b"native segment for",
+    # the UFF parser's error head ("UffParser: Validator error: X: Unsupported operation _Cast")
+    b"UffParser: ", b"UFFParser: ",
+)
+
+
+def _with_bare_phrases(
+    tails: dict[bytes, tuple[tuple[tuple[bytes, bytes], ...], tuple[tuple[bytes, bytes], ...]]],
+) -> dict[bytes, tuple[tuple[tuple[bytes, bytes], ...], tuple[tuple[bytes, bytes], ...]]]:
+    """:data:`_TAILS` with each bare-message phrase added as an error tail of its first byte."""
+    merged = dict(tails)
+    for phrase in BARE_MESSAGE_PHRASES:
+        first = phrase[:1]
+        errors, markers = merged.get(first, ((), ()))
+        merged[first] = ((*errors, (phrase[1:], b"")), markers)
+    return merged
+
+
+_TAILS = _with_bare_phrases(_TAILS)
+
+
 def _pattern(first: bytes, tails: tuple[tuple[bytes, bytes], ...]) -> bytes:
     return re.escape(first) + b"(?:" + b"|".join(re.escape(h) + rest for h, rest in tails) + b")"
 
@@ -119,4 +168,7 @@ def has_trigger(text: str) -> bool:
 def has_error_trigger(line: bytes | bytearray) -> bool:
     """True when ``line`` holds a trigger other than a phase marker."""
     return _ERROR_BYTES.search(line) is not None
+
+
+BARE_MESSAGE = re.compile("|".join(re.escape(p.decode()) for p in BARE_MESSAGE_PHRASES))
 
