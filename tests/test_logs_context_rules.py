@@ -99,12 +99,13 @@ def test_converter_refusal_at_debug_level_is_a_non_fatal_finding(tmp_path: Path)
     assert _both(tmp_path, text) == {("_to_copy_6", "parser-unsupported", False)}
 
 
-def test_untagged_unsupported_type_line_makes_the_header_parser_unsupported(
+def test_untagged_unsupported_type_line_makes_the_header_parser_error(
     tmp_path: Path,
 ) -> None:
-    # n078: onnx2trt printing std::cerr's "Unsupported ONNX data type" before the legacy header
+    # n078: onnx2trt printing std::cerr's "Unsupported ONNX data type" before the legacy header;
+    # the Cast importer exists and refuses the type: parser-error (decision D3)
     text = 'Unsupported ONNX data type: UINT8 (2)\nWhile parsing node number 108 [Cast -> "292"]:\n'
-    assert _both(tmp_path, text) == {("292", "parser-unsupported", True)}
+    assert _both(tmp_path, text) == {("292", "parser-error", True)}
 
 
 def test_layer_input_type_constraint_is_api_usage(tmp_path: Path) -> None:
@@ -136,7 +137,7 @@ def test_layer_input_type_constraint_is_api_usage(tmp_path: Path) -> None:
             "2021-12-16 02:59:55.211762: W tensorflow/compiler/tf2tensorrt/kernels/trt_engine_op"
             ".cc:587] Running native segment forPartitionedCall/TRTEngineOp_0_7 due to failure "
             "in verifying input shapes: Input shapes do not match\n",
-            {("PartitionedCall/TRTEngineOp_0_7", "runtime-failed", False)},
+            {("PartitionedCall/TRTEngineOp_0_7", "shape", False)},  # D2: its reason's words
         ),
         (  # n302: the UFF input node is the network's input tensor, later records too
             "ERROR: [TRT]: UFFParser: Failed to parseInput for node image_in\n"
@@ -149,7 +150,7 @@ def test_layer_input_type_constraint_is_api_usage(tmp_path: Path) -> None:
             " In node 3 with name: /Scatter_9 and operator: ScatterND (importScatterND): "
             'UNSUPPORTED_NODE_ATTR: Assertion failed: !attrs.count("reduction"): Attribute '
             "reduction is not supported.\n",
-            {("/Scatter_9", "parser-unsupported", False)},
+            {("/Scatter_9", "parser-error", False)},  # D3: its importer refuses the attribute
         ),
         (  # n219: the shape analyzer's check, the wording names no shape
             " Error[4]: [graphShapeAnalyzer.cpp::nvinfer1::builder::ShapeAnalyzerImpl::"
@@ -282,7 +283,7 @@ def test_importer_node_on_a_continuation_line_before_a_bare_header(tmp_path: Pat
             "count)\n",
             {("/m/pe/Conv", "shape", True)},
         ),
-        (  # n741: ctest's "1: " before each line; ONNX Runtime's fused node is no layer
+        (  # n741: ctest's "1: " before each line; ONNX Runtime's fused node is listed (D12)
             "1: [ RUN      ] TensorrtExecutionProviderTest.RemoveCycleTest\n"
             "1: 2022-10-20 16:42:45.703104300 [E:onnxruntime:Default, tensorrt_execution_provider"
             ".h:58 log] [2022-10-20 14:42:45   ERROR] 10: [optimizer.cpp::computeCosts::3628] "
@@ -290,7 +291,9 @@ def test_importer_node_on_a_continuation_line_before_a_bare_header(tmp_path: Pat
             "{ForeignNode[x1...y]}.)\n"
             "1: [ONNXRuntimeError] : 11 : EP_FAIL : TensorRT EP could not build engine for fused "
             "node: TensorrtExecutionProvider_TRTKernel_graph_test_160532691_1_0\n",
-            {("{ForeignNode[x1...y]}", "no-implementation", True)},
+            {("{ForeignNode[x1...y]}", "no-implementation", True),
+             ("TensorrtExecutionProvider_TRTKernel_graph_test_160532691_1_0", "build-failed",
+              True)},
         ),
         (  # n157, n481, n655: network validation names the layer it rejects; the safety
             # builder's wording is NVIDIA/TensorRT#2533's title (a glued markdown ">" dropped)

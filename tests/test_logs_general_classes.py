@@ -30,13 +30,15 @@ def test_a_tf_converters_status_names_its_node(prefix: str, name: str) -> None:
     assert _layers(line) == [(name, "parser-unsupported", False)]
 
 
-@pytest.mark.parametrize(("before", "category"), [
-    ("Engine retrieval for input shapes: [[1,64,64,64]] failed. ", "build-failed"),  # n893
-    ("", "runtime-failed"),  # n323's form, "due to failure in verifying input shapes"
+@pytest.mark.parametrize(("before", "tail", "category"), [
+    ("Engine retrieval for input shapes: [[1,64,64,64]] failed. ", "", "build-failed"),  # n893
+    # n323's form: at run time the reason's words say how (decision D2)
+    ("", " due to failure in verifying input shapes: x", "shape"),
+    ("", " due to failure in enqueue", "runtime-failed"),  # nothing more specific
+    ("", "", "runtime-failed"),
 ])
-def test_tf_trt_native_segment_says_build_or_run(before: str, category: str) -> None:
+def test_tf_trt_native_segment_says_build_or_run(before: str, tail: str, category: str) -> None:
     op = "StatefulPartitionedCall/box/TRTEngineOp_0_31"
-    tail = "" if before else " due to failure in verifying input shapes: x"
     line = (f"2022-01-12 05:57:02.809522: W tensorflow/compiler/tf2tensorrt/kernels/"
             f"trt_engine_op.cc:797] TF-TRT Warning: {before}Running native segment for "
             f"{op}{tail}\n")
@@ -94,9 +96,10 @@ def test_a_reformat_runner_times_no_layer() -> None:
 
 @pytest.mark.parametrize("name", ["(Unnamed Layer* 2) [Fully Connected]", "/fc1/Gemm", "conv_7"])
 def test_tensorrts_rank_check_printed_bare(name: str) -> None:
-    """An app prints TensorRT's rank check without any prefix (n909): still the layer, fatal."""
+    """An app prints TensorRT's rank check without any prefix (n909): still the layer, fatal;
+    api-usage, the code TensorRT raises it with ("3: X: at least 4 ...", decision D1)."""
     assert _layers(f"{name}: at least 4 dimensions are required for input\n") == [
-        (name, "shape", True)]
+        (name, "api-usage", True)]
 
 
 @pytest.mark.parametrize("line", [

@@ -25,7 +25,12 @@ from trtsafe_lab.logs.records import parse_prefix
 
 # Cases whose finding is a finding only because of its severity (documented, kept short):
 # case id -> why the bare message names no layer (or another set).
-NEEDS_SEVERITY: dict[str, str] = {}
+NEEDS_SEVERITY: dict[str, str] = {
+    # "[convBaseBuilder.cpp::createConvolution::200] Error Code 2: ..." bare after a verbose
+    # line continues that line's record: the ONNX parser prints TensorRT's errors that way
+    # inside its own error (shared 023), so only a tag (or the recorder's "N: ") starts one
+    "data/n853.log": "a bare '[file.cpp::f::N] Error Code' line continues the record above",
+}
 
 
 def _layers_and_lines(text: str) -> tuple[set[str], set[int]]:
@@ -49,6 +54,7 @@ def bare(text: str, lines: set[int]) -> str:
 
 def test_bare_messages_name_the_same_layers(corpus_dir: Path) -> None:
     failures = []
+    gaps = set()
     changed = 0
     for case_id, path, _ in named_cases(corpus_dir):
         text = path.read_bytes().decode("utf-8", "surrogateescape")
@@ -58,11 +64,14 @@ def test_bare_messages_name_the_same_layers(corpus_dir: Path) -> None:
             continue
         changed += 1
         after, _ = _layers_and_lines(stripped)
-        if after != layers and case_id not in NEEDS_SEVERITY:
+        if after != layers and case_id in NEEDS_SEVERITY:
+            gaps.add(case_id)
+        elif after != layers:
             failures.append(f"{case_id}: missing {sorted(layers - after)[:3]} "
                             f"extra {sorted(after - layers)[:3]}")
     assert changed >= 250, changed
     assert not failures, f"{len(failures)} cases\n" + "\n".join(failures)
+    assert gaps == set(NEEDS_SEVERITY), gaps  # listed only while they need it
 
 
 def test_the_bare_form_strips_prefixes_and_keeps_the_error_number() -> None:

@@ -28,6 +28,9 @@ UNTAGGED_ERROR = re.compile(
     r"|\bbut \d{1,20} (?:was|were) expected\b|Assertion `|\bdimensions are required for input\b"
     # the C++ runtime's last words when an exception escapes (a converter's thrown error)
     r"|^terminate called after throwing\b"
+    # ONNX Runtime's status as its exceptions print it ("[ONNXRuntimeError] : 11 : EP_FAIL :
+    # ...", onnxruntime/core/common/status.cc)
+    r"|\[ONNXRuntimeError\] : \d{1,3} : [A-Z_]{1,40} : "
     # pytest's short test summary "FAILED tests/x.py::test_y - RuntimeError: " (any line)
     r"|(?:^|\n)FAILED \S{1,500} - (?:[A-Za-z_][\w.]{0,80}\.)?[A-Z]\w{0,60}(?:Error|Exception):"
     r"(?=\s|$)"
@@ -68,7 +71,9 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "parser-unsupported",
         re.compile(
-            r"UNSUPPORTED_NODE|No importer registered|Plugin not found|could not find plugin"
+            # (onnx-tensorrt's UNSUPPORTED_NODE: no importer for the op; its _ATTR / _INPUT /
+            # _DATATYPE / _DYNAMIC codes are an importer's refusal: parser-error, decision D3)
+            r"UNSUPPORTED_NODE(?!_)|No importer registered|Plugin not found|could not find plugin"
             # onnx-tensorrt's "X plugin was not found in the plugin registry!" assertion
             r"|plugin was not found"
             # TF-contrib's convert_graph.cc: a subgraph left to TensorFlow ("subgraph conversion
@@ -80,14 +85,17 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|Unsupported operation|converter rejected|[Ff]alling back to PyTorch|run in PyTorch"
             # TF-TRT's segmenter leaves the node to TensorFlow (segment.cc, at VLOG(1))
             r"|(?:Not a|Blacklisted as|Denylisted as) TF-TRT candidate"
-            r"|[Uu]nsupported (?:ONNX )?(?:data |input )?type"
             r"|In function check\w+:"
         ),
     ),
     (
         "parser-error",
         re.compile(
-            r"While parsing node|In function (?:import|parse)\w*:|INVALID_NODE|Invalid Node"
+            # an importer that refuses a data type or attribute value of its op (decision D3:
+            # "Unsupported ONNX data type: UINT8 (2)", "UNSUPPORTED_NODE_ATTR: ... Attribute
+            # reduction is not supported.")
+            r"UNSUPPORTED_NODE_\w|[Uu]nsupported (?:ONNX )?(?:data |input )?type"
+            r"|While parsing node|In function (?:import|parse)\w*:|INVALID_NODE|Invalid Node"
             r"|Exception occurred in - "
             r"|[Ff]ailed to parse|Parsing model failed|Fail(?:ed)? parsing|Parsing File Failed"
             r"|Failed to load ONNX"
@@ -106,9 +114,20 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     ("myelin", re.compile(r"[Mm]yelin|foreign node optimizations")),
-    # TensorRT's error class itself, before the wording: Error Code 3 is kINVALID_ARGUMENT /
-    # "API Usage Error" ("X: at least 1 dimensions are required for input." is an API misuse)
-    ("api-usage", re.compile(r"Error Code:? 3: ")),
+    # TensorRT's error class itself, before the wording (decision D1): Error Code 3 is
+    # kINVALID_ARGUMENT / "API Usage Error" ("X: at least 1 dimensions are required for input."
+    # is an API misuse), and so is a printed kind "API Usage Error" under another code; the
+    # messages TensorRT raises with code 3 are api-usage printed without it too (old versions,
+    # apps printing the bare message): the convolution's weight-count check "X:kernel weights
+    # has count N but M was expected" and the rank check "X: at least N dimensions are required
+    # for input" (both "3: X: ..." in train logs; classify also reads the logger's "3: ")
+    (
+        "api-usage",
+        re.compile(
+            r"Error Code:? 3: |\bError\[3\]: |API Usage Error"
+            r"|kernel weights has count \d{1,20} but\b|\bat least \d{1,9} dimensions are required"
+        ),
+    ),
     # Error Code 2 is kINTERNAL_ERROR: "(X: unexpected negative axis)" is TensorRT's own failure
     ("internal-error", re.compile(r"Error Code:? 2: Internal Error \((?!Assertion)")),
     ("dla", re.compile(r"\bDLA\b|NVMEDIA_DLA|kDLA")),

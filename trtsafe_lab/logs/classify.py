@@ -87,7 +87,25 @@ _PROCESS_DIED = re.compile(r"Assertion `|^Segmentation fault|^Aborted \(core dum
 # ... and so did a tactic runner's own failure (TensorRT's runner sources: "[convolutionRunner.cpp::
 # executeConv::465] Error Code 1: Cudnn (CUDNN_STATUS_ALLOC_FAILED)", "cudaPluginV2DynamicExtRunner
 # .cpp (108) - Cuda Error in ...::execute"): the tactic of the layer being timed failed.
-_RUNNER_FAILED = re.compile(r"[a-z]Runner\.cpp\b")
+# A layer builder's own assertion while the layer is costed counts alike ("[convBaseBuilder.cpp::
+# createConvolution::200] Error Code 2: Internal Error (Assertion isOpConsistent(...) failed.)",
+# decision D6; not the top-level "builder.cpp::buildSerializedNetwork").
+_RUNNER_FAILED = re.compile(r"[a-z](?:Runner|Builder)\.cpp\b")
+# A warning that announces a cost or a future change while the run does what was asked
+# (decision D5: "X: IShuffleLayer with zeroIsPlaceHolder=true has reshape dimension at position 0
+# that might or might not be zero. TensorRT resolves it at runtime, but this may cause ...",
+# "... is deprecated", "... will be removed in a future release")
+_ADVISORY = re.compile(
+    r"\bresolves it at run ?time\b|\b[Dd]eprecated\b|\bwill be removed in (?:a )?future\b"
+)
+# The builder's verbose "=============== Computing costs for X" opens the timing of layer X
+# (decision D6 reads it like "Timing Runner: X"); nothing after "for" names no layer.
+_COMPUTING_COSTS = re.compile(r"Computing costs for (?P<name>\S[^\n]{0,4095}?)\s*$")
+# A tactic error that names no layer (decision D6): a skipped tactic, a CUDA / cuDNN / cuBLAS
+# status, an allocation failure raised while timing.
+_NAMELESS_TACTIC_ERROR = re.compile(
+    r"[Ss]kipping tactic|\b(?:CUDNN|CUBLAS|CUDA)_STATUS_\w|\bcuda(?:Error\w{0,40}| error)\b"
+)
 
 
 # --- phase markers ---------------------------------------------------------------------------
@@ -255,6 +273,8 @@ def examine(record: Record, state: ParseState) -> LogFacts:
         else ""
     )
     timer = _TIMING_RUNNER.search(message) if "Timing Runner: " in message else None
+    if timer is None and "Computing costs for " in message:
+        timer = _COMPUTING_COSTS.search(message)
     timed = timer.group("name") if timer else ""
     if state.recent or importer_node or error_category or parser_error or timed:
         aged = tuple(
@@ -268,8 +288,10 @@ def examine(record: Record, state: ParseState) -> LogFacts:
             context = ContextRecord(0, importer_node, error_category, parser_error, timed, reason)
             aged = (context, *aged)
         state.recent = aged
-    if record.hit and not findings and severity in ERRORISH and (
-        _PROCESS_DIED.search(message) or _RUNNER_FAILED.search(message)
+    if record.hit and not findings and (
+        (severity in ERRORISH and (_PROCESS_DIED.search(message) or _RUNNER_FAILED.search(message)))
+        # decision D6: a nameless tactic error inside a timing block is the timed layer's
+        or (severity in REPORTED and _NAMELESS_TACTIC_ERROR.search(message))
     ):
         crashed = recent_timed_layer(state)  # the process died, or a tactic failed, timing it
         if crashed:
@@ -286,11 +308,19 @@ def examine(record: Record, state: ParseState) -> LogFacts:
         and not prefix.tagged
         and BARE_MESSAGE.search(record.lines[0][1] if record.lines else "") is not None
     )
+    if severity == "warning" and _ADVISORY.search(message):
+        # decision D5: a warning that says this run still does what was asked (TensorRT
+        # resolves a placeholder dimension at run time; a deprecated form that still works)
+        findings, category = [], ""
     tensors: list[str] = []
     if record.hit and not framing and (
         refusal or bare or _may_name_layers(severity, category)
     ):
         tensors = grammar_names(record, findings, seen, state)
+    if not category and findings and severity in ERRORISH:
+        # the wording around a name glued to its reason ("Conv_221:kernel weights has count N
+        # ...", n874) is read with the name masked: the finding's category is the record's
+        category = next((f.category for f in findings if f.category), "")
     if not category and findings and severity in ERRORISH:
         # An error that names a layer but states no reason, right after an error that does
         # (a converter's "Unable to create average pooling layer from node: X" thrown after
@@ -308,16 +338,25 @@ def examine(record: Record, state: ParseState) -> LogFacts:
         phase = state.phase
     if category == "tactic-out-of-memory" and phase == "runtime":
         category = "out-of-memory"
-    skipped = "kipping tactic" in message and category not in (
-        "tactic-out-of-memory",
-        "no-tactic",  # "Skipping tactic ... Autotuner: no tactics to implement operation"
-        "",
-    )
+    # (decision D6: a skipped tactic is tactic-failure whatever its exception says, "Autotuner:
+    # no tactics to implement operation" too, unless it ran out of memory)
+    skipped = "kipping tactic" in message and category not in ("tactic-out-of-memory", "")
     if skipped:
         # "Skipping tactic 0x0 due to exception ... In op 'X', expected shape ...": whatever the
         # exception says, the builder skipped a tactic of X and goes on
         category = "tactic-failure"
     code, code_name = error_code(record, message)
+    # decision D1: TensorRT's code 3 (the logger's "3: ", "Error[3]:") is api-usage whatever the
+    # wording says (the finding's own category too); the vocabulary's safety-scope names the
+    # API usage error the safety build raises for a layer outside its scope
+    api_usage = (
+        code == 3
+        and severity in ERRORISH
+        and bool(category or findings)
+        and category != "safety-scope"
+    )
+    if api_usage:
+        category = "api-usage"
     where, function = location(message)
     fatal = (
         severity in ERRORISH
@@ -332,7 +371,7 @@ def examine(record: Record, state: ParseState) -> LogFacts:
     if record.hit and findings:
         findings = complete_cut_names(record, findings, state)
     for finding in findings:
-        finding.category = category if skipped else finding.category or category
+        finding.category = category if skipped or api_usage else finding.category or category
     if record.hit:
         findings = _backend_strategies(record, severity, findings, state)
     return LogFacts(

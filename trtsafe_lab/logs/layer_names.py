@@ -34,6 +34,9 @@ _NOT_OBEYED = re.compile(r"No implementation of layer ")
 # the optimizer's format assertion: "Assertion ... failed. No supported formats for X" (the
 # name ends the message; its category is the record's)
 _NO_FORMATS = re.compile(r"No supported formats for ")
+# ONNX Runtime's TensorRT EP: "TensorRT EP could not build engine for fused node: X" (X: the
+# graph node ONNX Runtime handed to TensorRT, a node of the user's graph: decision D12)
+_FUSED_NODE = re.compile(r"could not build engine for fused node: ")
 # network validation: "Repeated layer name: reshape (layers must have distinct names)" (the
 # label says it is a layer name, so a plain word counts)
 _REPEATED_NAME = re.compile(r"Repeated layer name: ")
@@ -83,6 +86,7 @@ _TF_TRT_NATIVE = re.compile(
     r"(?: due to |:|\s*$)"
     rf"|enqueue batch for TRT engine: (?P<engine>[^\s:]{{1,{MAX_NAME_CHARS}}})"
 )
+_RUNTIME_SHAPE = re.compile(r"\b(?:input |output )?(?:shapes?|dimensions?)\b")
 # The engine op a TF-TRT status names after "for" / ", at" ("Input shapes are empty, for X",
 # "Input node TensorRTInputPH_0 not found, at X"): TF-TRT names its ops TRTEngineOp_N_M, under
 # the scope of the function that holds them.
@@ -117,6 +121,7 @@ _WRAPPER_LOCATION = re.compile(r" at [\w./\\-]{1,300}:\d{1,9} \(\w{1,200}\)\.?$"
 _IN_NODE_NAMED = re.compile(
     rf"In node -?\d{{1,9}} with name: {_NAME} and operator: "
 )
+_NO_IMPORTER_CODE = re.compile(r"UNSUPPORTED_(?:NODE|GRAPH)(?!_)")
 _NODE_NAME_CALL = re.compile(r"error\.node_name\(\) = '")
 SAFETY = re.compile(r"[Ss]afety[ -]scope|kSAFETY|[Ss]afety[ -]certified|EngineCapability::kSAFETY")
 _QUOTED_LAYER = re.compile(r"[Ll]ayer '")
@@ -208,6 +213,7 @@ _NAME_AFTER: tuple[tuple[str, re.Pattern[str], Callable[[str, int], str], str], 
     ("No tactic available", _NO_TACTIC, name_at, "no-tactic"),
     ("mplementation of layer ", _NOT_OBEYED, spaced_name_token, ""),
     ("supported formats for ", _NO_FORMATS, name_at, ""),
+    ("for fused node: ", _FUSED_NODE, name_at, "build-failed"),
     ("layer name: ", _REPEATED_NAME, spaced_name_token, "api-usage"),
     ("Validator error: ", _VALIDATOR, _clause_subject, ""),
 )
@@ -243,7 +249,10 @@ def line_names(text: str) -> list[tuple[str, str]]:
             # otherwise the engine failed while running
             built = "Engine retrieval for" in text[: match.start()]
             name = match.group("name") or match.group("engine")
-            out.append((name, "build-failed" if built else "runtime-failed"))
+            # at run time the reason after "due to" says how it failed (decision D2: "failure
+            # in verifying input shapes: ..." is shape); runtime-failed when it says nothing more
+            reason = _RUNTIME_SHAPE.search(text, match.end()) if "due to" in match.group() else None
+            out.append((name, "build-failed" if built else "shape" if reason else "runtime-failed"))
     if "TRTEngineOp_" in text:
         for match in itertools.islice(_TF_TRT_OP_NAMED.finditer(text), MAX_MATCHES):
             out.append((match.group("name"), ""))
@@ -262,7 +271,9 @@ def line_names(text: str) -> list[tuple[str, str]]:
             where = _WRAPPER_LOCATION.search(node)
             out.append((node[: where.start()] if where else node, "parser-error"))
     if "with name: " in text:
-        unsupported = "UNSUPPORTED" in text or "not found" in text
+        # UNSUPPORTED_NODE: no importer for the op; UNSUPPORTED_NODE_ATTR and the other
+        # UNSUPPORTED_NODE_* codes: its importer refused it (parser-error, decision D3)
+        unsupported = _NO_IMPORTER_CODE.search(text) is not None or "not found" in text
         for match in itertools.islice(_IN_NODE_NAMED.finditer(text), MAX_MATCHES):
             category = "parser-unsupported" if unsupported else "parser-error"
             out.append((match.group("name"), category))

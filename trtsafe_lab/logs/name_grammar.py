@@ -101,8 +101,8 @@ _OP_KIND = re.compile(r"[a-z][a-z0-9]{0,40}(?:_[a-z][a-z0-9]{0,40}){1,8}")
 _SUBJECT_VERB = re.compile(r" (?:has|have|is|does|cannot|can not|must|requires)\b")
 # what follows a numbered subject: a reason in words ("417: all concat input tensors",
 # "417:kernel weights has count", "417: K exceeds ..."), not an op listing ("364: Transpose ->
-# []" under TensorRT 4's error)
-_REASON_AFTER = re.compile(r": ?(?![A-Z]\w{0,60} -> )[A-Za-z]")
+# []" under TensorRT 4's error), nor Myelin's op listing "1379: corrltn: T'..." (index, op kind)
+_REASON_AFTER = re.compile(r": ?(?![A-Z]\w{0,60} -> |[a-z_]{1,40}: )[A-Za-z]")
 MAX_CLAUSES = 16  # ": " separators (and as many sentence ends) tried per line
 _CLAUSE_START = re.compile(r"(?<!\.)[:.] (?=\S)")  # not the "..." of a ForeignNode range
 # "tensor X", "Tensor 'X'"; a network input is a tensor too ("UFFParser: Failed to parseInput
@@ -144,6 +144,8 @@ def _leading_at(text: str, start: int, *, strong_then_word: bool) -> str:
         return ""
     if is_api_or_enum(name):  # "IBuilder::buildSerializedNetwork: ...", "UNSUPPORTED_STATE:"
         return ""
+    if text.startswith(": [ONNXRuntimeError]", after):
+        return ""  # ONNX Runtime's exception class ("onnxruntime.capi...pybind11_state.Fail")
     if _LABEL_WORD.search(name) or _EXCEPTION_CLASS.match(name) or name.endswith("()"):
         # "trt_module_node: X ...", "polygraphy.exception.PolygraphyException: ...", pybind11's
         # "TypeError: deserialize_cuda_engine(): incompatible function arguments"

@@ -125,7 +125,7 @@ _STANDALONE = re.compile(
     # TensorRT's own error, even indented under an application's exception message
     # (after the error number and the source location TensorRT's error recorder prints first:
     # "1: [convolutionRunner.cpp::executeConv::465] Error Code 1: Cudnn (...)")
-    r"|^(?:\d{1,2}: )?(?:\[[^\]\s]{1,300}\] )?(?:I[A-Z]\w{0,60}::\w{1,80}: )?Error Code:? \d{1,9}: "
+    r"|^(?:\d{1,2}: \[[^\]\s]{1,300}\] )?(?:I[A-Z]\w{0,60}::\w{1,80}: )?Error Code:? \d{1,9}: "
     # glibc's assert message: the process dies ("trtexec: graph.cpp:1059: f(): Assertion `x'")
     r"|: Assertion `"
     # the ONNX parser's error head printed bare ("builtin_op_importers.cpp:2179 In function
@@ -316,6 +316,10 @@ def line_parts(raw: str) -> tuple[LinePart, ...]:
 
 
 _NOT_PROSE = re.compile(r"[^a-z \t]")
+# a labelled line of a multi-line message ("Engine generation failed with backend strategy 2."
+# then "Error message: [optimizer.cpp::...] Error Code 4: ...", shared 006)
+_CONTINUATION_LABEL = re.compile(r"(?:Error message|Reason|Details?|Message): ")
+_SOURCE_LOCATION = re.compile(r"\[[^\]\s]{1,300}\.(?:cpp|cc|cu|h|hpp)::")
 
 
 def _bare_start(prefix: Prefix, text: str) -> bool:
@@ -326,6 +330,13 @@ def _bare_start(prefix: Prefix, text: str) -> bool:
     ("[TensorRT] ERROR: [CONCATENATION #13]" then "all concat input tensors ...", n058)."""
     if prefix.tagged or (text.startswith("(") and not text.startswith("(Unnamed Layer* ")):
         return False  # "  (Could not find any implementation for node": a wrapped reason (n224)
+    if _CONTINUATION_LABEL.match(text):
+        return False  # the backend-strategy warning's "Error message: [...] Error Code 4: ..."
+    if _SOURCE_LOCATION.match(text):
+        # "[shuffleNode.cpp::symbolicExecute::392] Error Code 4: ...": TensorRT's error as the
+        # ONNX parser prints it inside its own error (shared 023); the error recorder's own
+        # line starts with its number ("4: [...] Error Code 4", see _STANDALONE)
+        return False
     phrase = BARE_MESSAGE.search(text)
     return phrase is not None and _NOT_PROSE.search(text, 0, phrase.start() + 1) is not None
 

@@ -126,6 +126,8 @@ BARE_MESSAGE_PHRASES: tuple[bytes, ...] = (
     b"on DLA", b"for DLA", b"DLA only supports", b"to GPU for layer", b"device type to GPU",
     # TF-TRT's engine op falling back to TensorFlow
     b"native segment for",
+    # a tactic the builder skipped, printed at any level (decision D6: the timed layer's)
+    b"Skipping tactic ",
     # the UFF parser's error head ("UffParser: Validator error: X: Unsupported operation _Cast")
     b"UffParser: ", b"UFFParser: ",
 )
