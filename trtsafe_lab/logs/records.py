@@ -83,11 +83,24 @@ _TOKEN = re.compile(
   | (?P<nvinfer>NVInfer):[ ]
   | \[(?P<apptag>[A-Za-z][\w-]{0,40}-Cookbook|polygraphy|Polygraphy)\]
   | (?P<word>INTERNAL[ _]ERROR|ERROR|WARNING|WARN|INFO|VERBOSE|DEBUG|CRITICAL|FATAL)
-        (?::(?P<logger>[A-Za-z_][\w.]*):(?!:)|:|\b(?=\s))
+        (?::(?P<logger>[A-Za-z_][\w.]*):(?!:)|:|\s{1,8}[\w.$]{2,120}\ -(?=\ )|\b(?=\s))
   | \[(?P<ctx>(?:TRTorch|Torch-TensorRT)[^\]]{0,100})\]\ -
   | (?P<absl>[EWIF])\d{4}\ """ + _TIME + r"""\s{1,8}\d{1,9}\ [\w./-]{1,80}:\d{1,9}\]
   | (?P<tf>[EWIF])\ (?=(?:tensorflow|third_party)/)[\w./-]{1,80}:\d{1,9}\]
   | (?P<tflogger>DefaultLogger)(?=\ )  # TF-TRT's Logger prints its name (trt_logger.cc)
+  # logging libraries' default formats around an app's ILogger callback: spdlog's logger name
+  # before its level ("[2024-01-01 10:00:00.123] [trt] [error] "), a thread before a level word
+  # (logback / log4j "... [main] ERROR c.e.Trt - "; the level word's alternative takes the
+  # logger after it),
+  # Rust env_logger's "[2024-01-01T10:00:00Z ERROR app::trt] ", Go zap's caller
+  # ("...Z\tERROR\ttrt/builder.go:42\t"), journald's "Jan 01 10:00:00 host unit[1234]: "
+  | \[[a-z][\w.-]{0,40}\](?=\ \[\ ?(?:error|warn|warning|info|debug|trace|critical)\ ?\])
+  | \[[\w.-]{1,40}\](?=\ (?:ERROR|WARN|WARNING|INFO|DEBUG|TRACE|FATAL)\b)
+  | \[\d{4}-\d\d-\d\dT""" + _TIME + r"""Z?\ (?P<envsev>ERROR|WARN|INFO|DEBUG|TRACE)\s{1,4}
+        [\w:.-]{1,120}\]
+  | [\w./-]{1,200}\.(?:go|rs|java|kt):\d{1,9}(?=\s)
+  | (?P<journal>[A-Z][a-z]{2}\ [\ \d]\d\ """ + _TIME + r""")
+        \ [\w.-]{1,80}\ [\w.@-]{1,80}\[\d{1,9}\]:
     """,
     re.VERBOSE,
 )
@@ -237,6 +250,12 @@ def parse_prefix(text: str) -> tuple[Prefix, str]:
         elif kind == "ctx":
             ctx = token.group(kind)
             prefix.source = "trtorch" if ctx.startswith("TRTorch") else "torch-tensorrt"
+        elif kind == "envsev":
+            word = token.group(kind)
+            prefix.severity = _SEVERITY_WORDS.get(word) or _LOGURU_LEVELS[word]
+            prefix.source = prefix.source or "app"
+        elif kind == "journal":
+            prefix.timestamp = prefix.timestamp or token.group(kind)
         elif kind in ("absl", "tf"):
             prefix.severity = _SEVERITY_LETTERS[token.group(kind)]
             prefix.source = "tf-trt"

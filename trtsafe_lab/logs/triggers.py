@@ -80,6 +80,11 @@ _TAILS: dict[bytes, tuple[tuple[tuple[bytes, bytes], ...], tuple[tuple[bytes, by
         ),
         (),
     ),
+    # a logging library's lower-case severity tag ("[error]", "[warning]", "[critical]": spdlog's
+    # default pattern, tensorRT_Pro's "[error][f.cpp:30]:"; one space inside is allowed)
+    b"e": (((b"rror]", b""), (b"rror ]", b"")), ()),
+    b"w": (((b"arn]", b""), (b"arning]", b""), (b"arn ]", b""), (b"arning ]", b"")), ()),
+    b"c": (((b"ritical]", b""), (b"ritical ]", b"")), ()),
     # glibc's assert message when a process dies on a failed assertion ("trtexec: graph.cpp:1059:
     # ...: Assertion `0 && "Unsupported type"' failed.")
     b"A": (((b"ssertion `", b""),), ()),
