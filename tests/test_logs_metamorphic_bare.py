@@ -78,3 +78,27 @@ def test_the_bare_form_strips_prefixes_and_keeps_the_error_number() -> None:
     line = "[12/01/2026-10:00:00] [E] [TRT] 3: conv1: kernel weights has count 0 but 9 expected"
     assert bare(line, {1}) == "3: conv1: kernel weights has count 0 but 9 expected"
     assert bare(line, {2}) == line
+
+
+def test_error_templates_printed_bare_name_the_same_nodes() -> None:
+    """Every error / exception / critical template of the real sources (the committed table
+    tests/fixtures/message_templates.tsv) read bare, names put in, blames what the template
+    printed by its own tool blames (names in positions no train log has shown)."""
+    from test_logs_message_templates import FAILING, SINGLE, _fill, _names, _render
+
+    failures = []
+    read = 0
+    for row in SINGLE:
+        if row["severity"] not in FAILING:
+            continue
+        for name in _names(row):
+            tagged, printed_bare = _render(row, name), _fill(row["template"], name)
+            before = {layer for layer in
+                      analyze_log((tagged + "\n").encode()).failures["layer"] if layer}
+            after = {layer for layer in
+                     analyze_log((printed_bare + "\n").encode()).failures["layer"] if layer}
+            read += 1
+            if after != before:
+                failures.append(f"{row['file']}:{row['line']} {name!r}: {before} -> {after}")
+    assert read >= 400, read
+    assert not failures, f"{len(failures)} readings\n" + "\n".join(failures[:20])

@@ -336,8 +336,9 @@ def line_parts(raw: str) -> tuple[LinePart, ...]:
 
 _NOT_PROSE = re.compile(r"[^a-z \t]")
 # a labelled line of a multi-line message ("Engine generation failed with backend strategy 2."
-# then "Error message: [optimizer.cpp::...] Error Code 4: ...", shared 006)
-_CONTINUATION_LABEL = re.compile(r"(?:Error message|Reason|Details?|Message): ")
+# then "Error message: [optimizer.cpp::...] Error Code 4: ...", shared 006; C++'s terminate
+# "terminate called after throwing an instance of 'E'" then "  what():  [enforce fail ...] ...")
+_CONTINUATION_LABEL = re.compile(r"(?:Error message|Reason|Details?|Message): |what\(\): ")
 _SOURCE_LOCATION = re.compile(r"\[[^\]\s]{1,300}\.(?:cpp|cc|cu|h|hpp)::")
 
 

@@ -133,6 +133,17 @@ BARE_MESSAGE_PHRASES: tuple[bytes, ...] = (
     b"native segment for",
     # a tactic the builder skipped, printed at any level (decision D6: the timed layer's)
     b"Skipping tactic ",
+    # the error templates of the tools around TensorRT that name a node (their sources, in
+    # tests/fixtures/message_templates.tsv): onnx-tensorrt, Polygraphy, trtexec,
+    # Torch-TensorRT (TORCHTRT_CHECK's "Expected X to be true but got false", dynamo's passes),
+    # TF-TRT's engine op
+    b"unsupported shape-tensor producing layer", b"can be a duplicate of",
+    b"Tactic in replay", b"tactic replay", b"out of actual range", b"output types are given in",
+    b"Unable to retrieve all node inputs", b"to be true but got false",
+    b"does not have the metadata", b"metadata info is missing", b"have a validated entry",
+    b"has no node.meta", b"user specified name of the node", b"was already tagged",
+    b"Input shapes are empty", b"Input shapes contain scalar", b"inconsistent on the batch dim",
+    b"Input shape list size mismatch", b"not found, at ",
     # the UFF parser's error head ("UffParser: Validator error: X: Unsupported operation _Cast")
     b"UffParser: ", b"UFFParser: ",
 )
