@@ -129,3 +129,56 @@ def test_d6_a_reformat_runner_times_a_tensor() -> None:
 ])
 def test_d12_onnx_runtimes_fused_node_is_listed(node: str, printed: str) -> None:
     assert _layers(printed.format(x=node) + "\n") == [(node, "build-failed", True)]
+
+
+# --- general classes the sixth batch's train logs brought (written after the transfer study)
+
+
+@pytest.mark.parametrize("name", ["415", "/model/up/Resize_3", "Resize__231"])
+@pytest.mark.parametrize("quote", ["", "> "])
+def test_a_node_dump_whose_header_was_cut_names_its_node(name: str, quote: str) -> None:
+    """n1091: the paste starts at "--- Begin node ---"; the parser error after the dump blames
+    the dump's node (its name may be a bare number)."""
+    lines = ["--- Begin node ---", 'input: "388"', f'output: "{name}_out"', f'name: "{name}"',
+             'op_type: "Resize"', "--- End node ---",
+             "ERROR: /workspace/onnx-tensorrt/builtin_op_importers.cpp:2655 In function "
+             "importResize:",
+             '[8] Assertion failed: scales.is_weights() && "Resize scales must be an initializer!"']
+    assert _layers("".join(quote + line + "\n" for line in lines)) == [
+        (name, "parser-error", True)]
+
+
+@pytest.mark.parametrize("name", ["/roi_heads/Mul_17", "(Unnamed Layer* 12) [ElementWise]"])
+@pytest.mark.parametrize("error", [
+    "[E] Error[4]: inherently false condition",
+    "[E] Error[4]: [shapeContext.cpp::rebuild::3933] Error Code 4: Shape Error (inherently false "
+    "condition)",
+])
+def test_a_nameless_shape_verdict_after_a_shape_warning_stops_that_layer(
+    name: str, error: str
+) -> None:
+    """n1001: "[W] X: dimensions not compatible for elementwise." then the shape checker's
+    nameless error: the build stops on X (fatal)."""
+    text = f"[W] [TRT] {name}: dimensions not compatible for elementwise.\n{error}\n"
+    assert _layers(text)[-1] == (name, "shape", True)
+
+
+def test_a_nameless_error_without_a_warning_blames_nobody() -> None:
+    assert _layers("[E] Error[4]: inherently false condition\n") == []
+
+
+@pytest.mark.parametrize("runner", ["PluginV2", "PluginV3"])
+def test_d6_a_plugin_runners_assertion_is_internal(runner: str) -> None:
+    """n1099: the category says what failed (an assertion), not where (a plugin runner)."""
+    text = (f"[V] [TRT] --------------- Timing Runner: LayerNormN-0 ({runner})\n"
+            "[E] Error[2]: [pluginV2DynamicExtRunner.cpp::execute::115] Error Code 2: Internal "
+            "Error (Assertion status == kSTATUS_SUCCESS failed. )\n")
+    assert _layers(text) == [("LayerNormN-0", "internal-error", True)]
+
+
+@pytest.mark.parametrize("check", ["kernel", "bias"])
+def test_d1_weight_count_checks_are_api_usage_with_or_without_code(check: str) -> None:
+    """n1042 prints the bias check with code 3; n020 the kernel check."""
+    for printed in ("[E] [TRT] 3: conv_1:{c} weights has count 7 but 32 was expected",
+                    "[E] [TRT] conv_1: {c} weights has count 7 but 32 was expected"):
+        assert _layers(printed.format(c=check) + "\n") == [("conv_1", "api-usage", True)]

@@ -41,8 +41,10 @@ def _group_key(logs: list[Path]) -> tuple[str, str]:
     signature every log has, else ``("", explanation_id)`` of an explanation every log has;
     follow-ups (build-failed rows, follow-up explanations) never count. ``("", "")``: none."""
     table = failure_signatures(logs)
+    # (a build-failed row a curated entry explains is a failure of its own: ONNX Runtime's
+    # fused node, decision D12)
     table = table[
-        ~table["category"].isin(FOLLOW_UPS)
+        (~table["category"].isin(FOLLOW_UPS) | (table["explanation_id"] != ""))
         & ~table["explanation_id"].isin(FOLLOW_UP_EXPLANATIONS)
     ]
     everywhere = table[table["log_count"] == len(logs)]

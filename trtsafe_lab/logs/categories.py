@@ -118,14 +118,16 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     # kINVALID_ARGUMENT / "API Usage Error" ("X: at least 1 dimensions are required for input."
     # is an API misuse), and so is a printed kind "API Usage Error" under another code; the
     # messages TensorRT raises with code 3 are api-usage printed without it too (old versions,
-    # apps printing the bare message): the convolution's weight-count check "X:kernel weights
-    # has count N but M was expected" and the rank check "X: at least N dimensions are required
-    # for input" (both "3: X: ..." in train logs; classify also reads the logger's "3: ")
+    # apps printing the bare message): the convolution's weight-count checks "X:kernel weights
+    # has count N but M was expected" (and "bias weights", "3: " in n1042) and the rank check
+    # "X: at least N dimensions are required for input" (both "3: X: ..." in train logs;
+    # classify also reads the logger's "3: ")
     (
         "api-usage",
         re.compile(
             r"Error Code:? 3: |\bError\[3\]: |API Usage Error"
-            r"|kernel weights has count \d{1,20} but\b|\bat least \d{1,9} dimensions are required"
+            r"|(?:kernel|bias) weights has count \d{1,20} but\b"
+            r"|\bat least \d{1,9} dimensions are required"
         ),
     ),
     # Error Code 2 is kINTERNAL_ERROR: "(X: unexpected negative axis)" is TensorRT's own failure
@@ -160,6 +162,9 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"IShuffleLayer applied|broadcast|dimensions not compatible|Shape Error"
             r"|[Rr]eshap|kernel weights|weights in kernel|\bdimensions?\b|\bshapes?\b"
             r"|out of bounds access|ISliceLayer|\baxis\b|[Oo]utput ?[Ee]xtent"
+            # the shape checker's verdict on a condition ("Shape Error (inherently false
+            # condition)", also printed alone: "Error[4]: inherently false condition")
+            r"|\binherently false condition\b"
         ),
     ),
     (
@@ -254,6 +259,14 @@ def message_category(message: str) -> str:
     location such as ``[myelinBuilderUtils.cpp::...]`` keeps its words)."""
     category = _first_category(message, outside_names=True)
     return category or ("shape" if _SHAPE_LOCATION.search(message) else "")
+
+
+def wording_category(message: str) -> str:
+    """The category of what the error says, not of where it was raised: :func:`message_category`
+    with the source locations blanked (a plugin runner's "[pluginV2DynamicExtRunner.cpp::execute
+    ::115] Error Code 2: Internal Error (Assertion status == kSTATUS_SUCCESS failed.)" is an
+    internal error, decision D6)."""
+    return message_category(_LOCATION.sub(" ", message) if "::" in message else message)
 
 
 def _first_category(message: str, *, outside_names: bool) -> str:

@@ -35,6 +35,7 @@ from trtsafe_lab.logs.categories import (
     TACTIC_CONTENT,
     UNTAGGED_ERROR,
     WARNING_CATEGORIES,
+    wording_category,
 )
 from trtsafe_lab.logs.error_sites import error_code, location, source
 from trtsafe_lab.logs.layer_names import BEST_TACTIC_ERROR
@@ -56,6 +57,7 @@ from trtsafe_lab.logs.parse_state import (
     recent_error_category,
     recent_importer_node,
     recent_timed_layer,
+    recent_warned_layer,
 )
 from trtsafe_lab.logs.record_names import (
     LogFinding,
@@ -295,7 +297,10 @@ def examine(record: Record, state: ParseState) -> LogFacts:
     ):
         crashed = recent_timed_layer(state)  # the process died, or a tactic failed, timing it
         if crashed:
-            findings.append(LogFinding(crashed, record.line))
+            # a tactic's error: the category of what it says, not of the runner that raised it
+            # (D6); a dying process: the record's (myelin when Myelin's sources assert)
+            said = "" if _PROCESS_DIED.search(message) else wording_category(message)
+            findings.append(LogFinding(crashed, record.line, said))
     refusal = (
         record.hit
         and ("rejected node" in message or "PyTorch" in message or "TF-TRT cand" in message)
@@ -317,6 +322,16 @@ def examine(record: Record, state: ParseState) -> LogFacts:
         refusal or bare or _may_name_layers(severity, category)
     ):
         tensors = grammar_names(record, findings, seen, state)
+    if record.hit and not findings and severity in ERRORISH and category == "shape":
+        # the shape checker's verdict on a condition a warning just blamed on a layer ("[W] X:
+        # dimensions not compatible for elementwise." then "Error[4]: ... Shape Error
+        # (inherently false condition)"): the build stops on that layer
+        warned = recent_warned_layer(state)
+        if warned:
+            findings.append(LogFinding(warned, record.line))
+    if record.hit and severity == "warning" and category == "shape" and len(findings) == 1:
+        warning = ContextRecord(0, "", "", False, "", "", findings[0].layer)
+        state.recent = (warning, *state.recent)
     if not category and findings and severity in ERRORISH:
         # the wording around a name glued to its reason ("Conv_221:kernel weights has count N
         # ...", n874) is read with the name masked: the finding's category is the record's

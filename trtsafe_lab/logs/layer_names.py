@@ -36,7 +36,7 @@ _NOT_OBEYED = re.compile(r"No implementation of layer ")
 _NO_FORMATS = re.compile(r"No supported formats for ")
 # ONNX Runtime's TensorRT EP: "TensorRT EP could not build engine for fused node: X" (X: the
 # graph node ONNX Runtime handed to TensorRT, a node of the user's graph: decision D12)
-_FUSED_NODE = re.compile(r"could not build engine for fused node: ")
+_FUSED_NODE = re.compile(r"could not build [Ee]ngine for fused node: ")
 # network validation: "Repeated layer name: reshape (layers must have distinct names)" (the
 # label says it is a layer name, so a plain word counts)
 _REPEATED_NAME = re.compile(r"Repeated layer name: ")

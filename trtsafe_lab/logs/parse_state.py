@@ -85,6 +85,7 @@ class ContextRecord(NamedTuple):
     ends_import: bool  # a parser error: the node's import ended
     timed_layer: str  # the layer a "Timing Runner: X (Myelin)" line was timing
     unsupported_reason: str  # its message, when it made a node parser-unsupported
+    warned_layer: str = ""  # the layer a shape WARNING named ("X: dimensions not compatible")
 
 
 @dataclass
@@ -140,6 +141,11 @@ def recent_unsupported_reason(state: ParseState) -> str:
     """The message of the latest context record that made a node unsupported ("No importer
     registered for op: X. Attempting to import as plugin."; "" when none)."""
     return next((c.unsupported_reason for c in state.recent if c.unsupported_reason), "")
+
+
+def recent_warned_layer(state: ParseState) -> str:
+    """The layer a shape warning of the context records named ("" when none)."""
+    return next((c.warned_layer for c in state.recent if c.warned_layer), "")
 
 
 def recent_timed_layer(state: ParseState) -> str:

@@ -85,6 +85,9 @@ _TAILS: dict[bytes, tuple[tuple[tuple[bytes, bytes], ...], tuple[tuple[bytes, by
     b"e": (((b"rror]", b""), (b"rror ]", b"")), ()),
     b"w": (((b"arn]", b""), (b"arning]", b""), (b"arn ]", b""), (b"arning ]", b"")), ()),
     b"c": (((b"ritical]", b""), (b"ritical ]", b"")), ()),
+    # the ONNX parser's NodeProto dump, also when a paste cut its "While parsing node number"
+    # header (the dump's name: is then the node a parser error right after blames)
+    b"-": (((b"-- Begin node ---", b""),), ()),
     # glibc's assert message when a process dies on a failed assertion ("trtexec: graph.cpp:1059:
     # ...: Assertion `0 && "Unsupported type"' failed.")
     b"A": (((b"ssertion `", b""),), ()),
@@ -126,6 +129,7 @@ BARE_MESSAGE_PHRASES: tuple[bytes, ...] = (
     b"out of range", b"not called", b"must be V2DynamicExt", b"requires at least two inputs",
     # the builder (no-implementation, formats, scratch space, tactic errors)
     b"implementation for node", b"supported formats", b"bytes of scratch space",
+    b"obeys the requested constraints",
     b"during getBestTactic: ",
     # DLA's fallback notices (dla-fallback)
     b"on DLA", b"for DLA", b"DLA only supports", b"to GPU for layer", b"device type to GPU",
