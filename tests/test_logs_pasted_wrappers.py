@@ -3,8 +3,9 @@
 Users paste logs into issues as markdown: every line quoted (``> ``), in bold (``**...**``), in
 single backticks, indented four spaces (a code block without a fence), with Windows line ends or
 trailing spaces, behind docker compose's service prefix, in terminal colours, double-spaced
-(a blank line after each), or the whole log twice. Every train case of ``tests/data/logs``
-(never a set-aside one) and every shared case whose ground truth names layers is read wrapped
+(a blank line after each), behind a CI runner's or kubectl's timestamps, or the whole log
+twice. Every train case of ``tests/data/logs`` (never a set-aside one) and every shared case
+whose ground truth names layers is read wrapped
 each way: the failure table must blame the same layers with the same category and fatal flag as
 the log read as it was published.
 
@@ -33,6 +34,12 @@ WRAPPERS: dict[str, Callable[[str], str]] = {
     # docker compose prints each container line behind its service's name (Triton, DeepStream
     # and TensorRT-LLM deployments)
     "docker-compose": lambda line: "trt-builder-1  | " + line,
+    # a CI runner's / container runtime's UTC time before every captured line (Jenkins'
+    # timestamper, `kubectl logs --timestamps`, `docker logs -t`)
+    "jenkins-timestamper": lambda line: f"[2024-01-01T10:00:00.123Z] {line}" if line else line,
+    "kubectl-timestamps": lambda line: (
+        f"2024-01-01T10:00:00.123456789Z {line}" if line else line
+    ),
     # a terminal's colours kept (Polygraphy colours by severity; CI logs keep them), and their
     # text after a repr (n988: "['\\x1b[38;5;9m'][E] ...")
     "ansi-colour": lambda line: f"\x1b[38;5;9m{line}\x1b[0m" if line.strip() else line,

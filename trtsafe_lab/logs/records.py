@@ -113,12 +113,20 @@ _ANSI_TAIL = re.compile(r"(?:" + _ANSI + r"){1,8}[ \t]{0,64}$")
 # docker compose's service prefix before each line of a container's output ("triton-models-1    |
 # I0223 11:55:15.535936 123 logging.cc:43] ..."): a wrapper like a markdown quote, on every line
 _COMPOSE = r"[A-Za-z0-9][\w.-]{0,80}[-_]\d{1,4} {1,40}\|(?: |$)"
+# a CI runner's or a container runtime's time before each line of the output it captured
+# (Jenkins' timestamper "[2024-01-01T10:00:00.123Z] ", `kubectl logs --timestamps` / `docker
+# logs -t` "2024-01-01T10:00:00.123456789Z ", GitHub Actions' raw log): UTC ISO time with a
+# "Z", which TensorRT and its tools never print; a wrapper like the compose prefix
+_ISO_Z = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?Z"
+_CI_TIME = r"(?:\[" + _ISO_Z + r"\]|" + _ISO_Z + r")(?:[ \t]|$)"
 # Tokens that may only appear at the very start of a line (a user's copy cut them short, or
 # wrapped it in a markdown quote "> " or bold "**").
 # ROS 2 launch prints each node's output behind "[node_name-N] " (then the logger's own tags);
 # ctest -V each test's output behind its number "1: " (taken only before a timestamp).
 _START_TOKEN = re.compile(
     r"[ \t]{0,64}(?:(?P<quote>> ?|\*\*|`|\d{1,4}: (?=\d{4}-\d\d-\d\d[ T]\d|\[\d{1,4}[/-]\d)|"
+    + _CI_TIME
+    + r"|"
     + _COMPOSE
     + r"|"
     + _ANSI_WRAPPER
@@ -374,7 +382,9 @@ def _line_parts(raw: str) -> tuple[LinePart, ...]:
 _cached_line_parts = functools.lru_cache(maxsize=1024)(_line_parts)
 
 
-_MARKDOWN_OPEN = re.compile(r"(?:> ?|\*\*|`|" + _COMPOSE + r"|" + _ANSI_WRAPPER + r"){1,16}")
+_MARKDOWN_OPEN = re.compile(
+    r"(?:> ?|\*\*|`|" + _CI_TIME + r"|" + _COMPOSE + r"|" + _ANSI_WRAPPER + r"){1,16}"
+)
 
 
 def _unwrapped(raw: str, indent: int = 0) -> str:
