@@ -29,6 +29,8 @@ WRAPPERS: dict[str, Callable[[str], str]] = {
     "backticks": lambda line: f"`{line}`" if line.strip() else line,
     "indent": lambda line: "    " + line,
     "indent-8": lambda line: " " * 8 + line,  # a <details> block's indentation (n714)
+    # a copy from a rendered web page keeps no-break spaces where the page indented
+    "nbsp-indent": lambda line: "\u00a0\u00a0" + line if line.strip() else line,
     "crlf": lambda line: line + "\r",
     "trailing-spaces": lambda line: line + "   ",
     # docker compose prints each container line behind its service's name (Triton, DeepStream

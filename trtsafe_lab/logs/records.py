@@ -119,12 +119,14 @@ _COMPOSE = r"[A-Za-z0-9][\w.-]{0,80}[-_]\d{1,4} {1,40}\|(?: |$)"
 # "Z", which TensorRT and its tools never print; a wrapper like the compose prefix
 _ISO_Z = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?Z"
 _CI_TIME = r"(?:\[" + _ISO_Z + r"\]|" + _ISO_Z + r")(?:[ \t]|$)"
+# A line's indentation: spaces, tabs and the no-break spaces a copy from a web page leaves
+_INDENT = " \t\u00a0"
 # Tokens that may only appear at the very start of a line (a user's copy cut them short, or
 # wrapped it in a markdown quote "> " or bold "**").
 # ROS 2 launch prints each node's output behind "[node_name-N] " (then the logger's own tags);
 # ctest -V each test's output behind its number "1: " (taken only before a timestamp).
 _START_TOKEN = re.compile(
-    r"[ \t]{0,64}(?:(?P<quote>> ?|\*\*|`|\d{1,4}: (?=\d{4}-\d\d-\d\d[ T]\d|\[\d{1,4}[/-]\d)|"
+    r"[ \t\u00a0]{0,64}(?:(?P<quote>> ?|\*\*|`|\d{1,4}: (?=\d{4}-\d\d-\d\d[ T]\d|\[\d{1,4}[/-]\d)|"
     + _CI_TIME
     + r"|"
     + _COMPOSE
@@ -394,7 +396,7 @@ def _unwrapped(raw: str, indent: int = 0) -> str:
     (a nested dump: "    stuffed_dims: [8,16]")."""
     raw = raw.rstrip()
     if indent:
-        kept = len(raw) - len(raw.lstrip(" \t"))
+        kept = len(raw) - len(raw.lstrip(_INDENT))
         raw = raw[min(indent, kept) :]
     opened = _MARKDOWN_OPEN.match(raw)
     if opened is not None:
@@ -428,7 +430,7 @@ class RecordSplitter:
             if starts:
                 if current is not None:
                     done.append(current)
-                self._indent = len(part.raw) - len(part.raw.lstrip(" \t"))
+                self._indent = len(part.raw) - len(part.raw.lstrip(_INDENT))
                 self._current = Record(
                     line=line_no, prefix=part.prefix, lines=[(line_no, part.text)], hit=part.hit
                 )
