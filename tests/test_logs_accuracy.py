@@ -33,13 +33,20 @@ SETASIDE_EXACT_FLOOR = 0.95  # issue 11
 # failure_accuracy_session4_rules_on_batch4_20261201.json; 38/46 with the fifth round's);
 # batch 5 once, after the fifth round's rules were frozen (failure_accuracy_20261202T023853Z.json:
 # 26/30, the same count the fourth round's rules read on it:
-# failure_accuracy_session5_rules_on_batch5_20261202.json).
+# failure_accuracy_session5_rules_on_batch5_20261202.json). Session 7 decided the open
+# ground-truth questions (tests/data/logs/README.md, D1-D14) and blind readers applied them to
+# both splits: the session-6 rules read batches 3 and 4 53/60 and 37/46 on the decided truths
+# (failure_accuracy_session6_rules_on_session7_truths_reviewed_20261202T043522Z.json; 55 and 38 on
+# the old truths), and batch 6 (collected this round) 9/10 before any batch-6 rule
+# (failure_accuracy_session6_rules_on_batch6_20261202T045809Z.json); the sixth round's frozen
+# rules: failure_accuracy_20261202T055259Z.json.
 SETASIDE_FROZEN = {
     "setaside-b1": (58, 55),
     "setaside-b2": (52, 48),
-    "setaside-b3": (60, 55),
-    "setaside-b4": (46, 38),
+    "setaside-b3": (60, 54),
+    "setaside-b4": (46, 37),
     "setaside-b5": (30, 26),
+    "setaside-b6": (10, 10),
 }
 
 
@@ -110,10 +117,11 @@ def test_shared_corpus_stays_exact(
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "issue 11's floor is not met: set-aside exact match was 222/246 (90.2%; batch 1 55/58, "
-    "batch 2 48/52, batch 3 55/60, batch 4 38/46, batch 5 26/30) when the rules of the fifth "
-    "round were frozen on 2026-12-02; the rules are not tuned on set-aside cases, so issue 11 "
-    "stays open. strict: when the floor is met this xfail fails, and the marker must go."))
+    "issue 11's floor is not met: set-aside exact match was 230/256 (89.8%, 95% interval "
+    "85.5-93.3%; batch 1 55/58, batch 2 48/52, batch 3 54/60, batch 4 37/46, batch 5 26/30, "
+    "batch 6 10/10) on the decided truths (D1-D14) when the rules of the sixth round were "
+    "frozen on 2026-12-02; the rules are not tuned on set-aside cases. strict: when the floor "
+    "is met this xfail fails, and the marker must go."))
 def test_setaside_split_meets_the_floor(
     scored: tuple[dict[str, dict[str, Any]], list[CaseResult]],
 ) -> None:
