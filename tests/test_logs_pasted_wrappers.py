@@ -36,12 +36,10 @@ WRAPPERS: dict[str, Callable[[str], str]] = {
     # docker compose prints each container line behind its service's name (Triton, DeepStream
     # and TensorRT-LLM deployments)
     "docker-compose": lambda line: "trt-builder-1  | " + line,
-    # a CI runner's / container runtime's UTC time before every captured line (Jenkins'
-    # timestamper, `kubectl logs --timestamps`, `docker logs -t`)
-    "jenkins-timestamper": lambda line: f"[2024-01-01T10:00:00.123Z] {line}" if line else line,
-    "kubectl-timestamps": lambda line: (
-        f"2024-01-01T10:00:00.123456789Z {line}" if line else line
-    ),
+    # a CI runner's / container runtime's UTC time before every captured line, blank ones too
+    # (Jenkins' timestamper, `kubectl logs --timestamps`, `docker logs -t`)
+    "jenkins-timestamper": lambda line: f"[2024-01-01T10:00:00.123Z] {line}",
+    "kubectl-timestamps": lambda line: f"2024-01-01T10:00:00.123456789Z {line}",
     # a terminal's colours kept (Polygraphy colours by severity; CI logs keep them), and their
     # text after a repr (n988: "['\\x1b[38;5;9m'][E] ...")
     "ansi-colour": lambda line: f"\x1b[38;5;9m{line}\x1b[0m" if line.strip() else line,
