@@ -334,13 +334,11 @@ def examine(record: Record, state: ParseState) -> LogFacts:
         state.recent = (warning, *state.recent)
     if not category and findings and severity in ERRORISH:
         # the wording around a name glued to its reason ("Conv_221:kernel weights has count N
-        # ...", n874) is read with the name masked: the finding's category is the record's
-        category = next((f.category for f in findings if f.category), "")
-    if not category and findings and severity in ERRORISH:
+        # ...", n874) is read with the name masked: the finding's category is the record's.
         # An error that names a layer but states no reason, right after an error that does
         # (a converter's "Unable to create average pooling layer from node: X" thrown after
         # TensorRT's "Parameter check failed at: ...addPoolingNd"): that error's reason.
-        category = before_category
+        category = next((f.category for f in findings if f.category), "") or before_category
     runtime_content = record.hit and RUNTIME_CONTENT.search(message) is not None
     phase = PHASE_BY_CATEGORY.get(category, "") or ("parse" if parser_error else "")
     if category == "tactic-out-of-memory" and (state.phase == "runtime" or runtime_content):

@@ -126,7 +126,9 @@ _INDENT = " \t\u00a0"
 # ROS 2 launch prints each node's output behind "[node_name-N] " (then the logger's own tags);
 # ctest -V each test's output behind its number "1: " (taken only before a timestamp).
 _START_TOKEN = re.compile(
-    r"[ \t\u00a0]{0,64}(?:(?P<quote>> ?|\*\*|`|\d{1,4}: (?=\d{4}-\d\d-\d\d[ T]\d|\[\d{1,4}[/-]\d)|"
+    "["
+    + _INDENT
+    + r"]{0,64}(?:(?P<quote>> ?|\*\*|`|\d{1,4}: (?=\d{4}-\d\d-\d\d[ T]\d|\[\d{1,4}[/-]\d)|"
     + _CI_TIME
     + r"|"
     + _COMPOSE

@@ -4,11 +4,12 @@ A record yields failure rows, or changes the parser's state, only when one of it
 a trigger (both in the full parse and in the streaming scan), so the scan may skip every line
 between matches without changing the result.
 
-Each trigger is a first byte that is rare-ish in verbose logs (``E``, ``W``, ``I``, ``F``,
-``!``, ``L``, ``j``, ``P``, ``N``, ``R``, ``(``, ``q``, ``A``, ``U``) followed by one of a few
-*tails* (a trigger may start inside a word: the phrase ``rejected node`` is found from its ``j``,
-``requested constraints`` from its ``q``); every tail starts with a literal
-(its *head*). The streaming scan compiles :data:`TRIGGER_GROUPS` into one Hyperscan database
+Each trigger is a first byte (``E``, ``W``, ``I``, ``F``, ``!``, ``L``, ``j``, ``P``, ``N``,
+``R``, ``(``, ``q``, ``A``, ``U``, ``-``, a logging library's lower-case ``e``, ``w``, ``c``,
+and the first byte of each of :data:`BARE_MESSAGE_PHRASES`) followed by one of a few *tails*
+(a trigger may start inside a word: the phrase ``rejected node`` is found from its ``j``,
+``requested constraints`` from its ``q``); every tail starts with a literal (its *head*).
+The streaming scan compiles :data:`TRIGGER_GROUPS` into one Hyperscan database
 (:mod:`trtsafe_lab.logs.scan_bytes`), so they use only syntax Hyperscan and Python's ``re`` read
 alike (literals, ``\\d``, ``\\w``, groups, alternations, bounded repeats).
 
@@ -114,7 +115,8 @@ _TAILS: dict[bytes, tuple[tuple[tuple[bytes, bytes], ...], tuple[tuple[bytes, by
 # dimensions ...", "X: kernel weights has count N but M was expected", "Could not find any
 # implementation for node X"), DLA fallback notices and the builder's tactic report. Each
 # phrase is part of the message's fixed wording (its template), never of a name; a line that
-# holds one and no prefix starts a record of its own (records._BARE_MESSAGE).
+# holds one and no prefix starts a record of its own (:data:`BARE_MESSAGE`, read by
+# records._bare_start and classify).
 BARE_MESSAGE_PHRASES: tuple[bytes, ...] = (
     # network validation and the shape analyzer (shape)
     b"concat input tensors", b"dimensions not compatible", b"dimension may be inferred",
