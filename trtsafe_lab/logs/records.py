@@ -50,12 +50,13 @@ _SEVERITY_WORDS = {
     "INTERNAL_ERROR": "internal_error",
     "CRITICAL": "critical",
     "FATAL": "internal_error",
+    # loguru's two levels beyond Python logging's (its level table: TRACE 5, below DEBUG 10;
+    # SUCCESS 25, between INFO 20 and WARNING 30)
+    "TRACE": "verbose",
+    "SUCCESS": "info",
 }
 
 _PY_LEVELS = "CRITICAL|ERROR|WARNING|INFO|DEBUG"
-# loguru's two levels beyond Python logging's (its level table: TRACE 5, below DEBUG 10;
-# SUCCESS 25, between INFO 20 and WARNING 30)
-_LOGURU_LEVELS = {"TRACE": "verbose", "SUCCESS": "info"}
 # One prefix token at the current position; the parser strips tokens until none matches.
 _TOKEN = re.compile(
     r"""
@@ -241,7 +242,7 @@ def parse_prefix(text: str) -> tuple[Prefix, str]:
             prefix.source = prefix.source or ("tensorrt" if kind == "tagsev" else "app")
         elif kind in ("dashsev", "barsev", "commasev", "rossev"):  # Python logging, ROS 2
             word = token.group(kind)
-            prefix.severity = _SEVERITY_WORDS.get(word) or _LOGURU_LEVELS[word]
+            prefix.severity = _SEVERITY_WORDS[word]
             prefix.source = prefix.source or "python-logging"
         elif kind == "nvinfer":  # tensorRT_Pro's logger tag for TensorRT's messages
             prefix.source = "tensorrt"
@@ -264,7 +265,7 @@ def parse_prefix(text: str) -> tuple[Prefix, str]:
             prefix.source = "trtorch" if ctx.startswith("TRTorch") else "torch-tensorrt"
         elif kind == "envsev":
             word = token.group(kind)
-            prefix.severity = _SEVERITY_WORDS.get(word) or _LOGURU_LEVELS[word]
+            prefix.severity = _SEVERITY_WORDS[word]
             prefix.source = prefix.source or "app"
         elif kind == "journal":
             prefix.timestamp = prefix.timestamp or token.group(kind)
